@@ -1,0 +1,381 @@
+"""JavaScript semantics that Pi's extensions rely on, in Python.
+
+Two pieces, both checked against real Node:
+
+- ``json_stringify(value)`` is ``JSON.stringify(value)``: no spaces, insertion order (with JavaScript's
+  array-index keys first), non-ASCII kept, control characters escaped the way JavaScript escapes them,
+  numbers printed the way JavaScript prints them.
+- ``js_regex(source)`` compiles the source of a JavaScript regular expression literal (no flags) to a Python
+  pattern that matches the same strings at the same places: ASCII ``\\b \\w \\d``, JavaScript's ``\\s`` set,
+  ``.`` excluding line terminators, ``$`` only at the very end.
+
+A guard that matches ``JSON.stringify(event.input)`` against a regex sees a tab as the two characters ``\\t``;
+getting that wrong in either direction would change what the guard blocks.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Any, Final
+
+from pinb.errors import UsageError
+
+__all__ = ["JS_LINE_TERMINATORS", "JS_WHITESPACE", "UNDEFINED", "js_number_to_string", "js_regex", "json_stringify"]
+
+
+class _Undefined:
+    """JavaScript's ``undefined``: dropped from objects, ``null`` in arrays, no output at the top level."""
+
+    _instance: _Undefined | None = None
+
+    def __new__(cls) -> _Undefined:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNDEFINED"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNDEFINED: Final = _Undefined()
+
+# ECMAScript WhiteSpace + LineTerminator: what ``\s`` matches in JavaScript (and what String.prototype.trim strips).
+JS_WHITESPACE: Final = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+JS_LINE_TERMINATORS: Final = "\n\r\u2028\u2029"
+
+# --------------------------------------------------------------------------------------------------------------
+# JSON.stringify
+# --------------------------------------------------------------------------------------------------------------
+
+_SHORT_ESCAPES: Final = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def js_number_to_string(value: float | int) -> str:
+    """``Number.prototype.toString()`` for a finite number (ECMAScript Number::toString, radix 10)."""
+    number = float(value)
+    if math.isnan(number) or math.isinf(number):
+        return "NaN" if math.isnan(number) else ("Infinity" if number > 0 else "-Infinity")
+    if number == 0:
+        return "0"  # also -0
+    sign = "-" if number < 0 else ""
+    # repr() gives the shortest digit string that round-trips, the same digits JavaScript chooses.
+    _, digit_tuple, exponent = Decimal(repr(abs(number))).as_tuple()
+    digits = "".join(map(str, digit_tuple)).rstrip("0")
+    assert isinstance(exponent, int)
+    exponent += len("".join(map(str, digit_tuple))) - len(digits)
+    k = len(digits)
+    n = k + exponent
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * (-n) + digits
+    e = n - 1
+    exp = f"e{'+' if e >= 0 else '-'}{abs(e)}"
+    return sign + (digits if k == 1 else digits[0] + "." + digits[1:]) + exp
+
+
+def _quote(text: str) -> str:
+    out = ['"']
+    i = 0
+    length = len(text)
+    while i < length:
+        ch = text[i]
+        code = ord(ch)
+        if ch in _SHORT_ESCAPES:
+            out.append(_SHORT_ESCAPES[ch])
+        elif code < 0x20:
+            out.append(f"\\u{code:04x}")
+        elif 0xD800 <= code <= 0xDBFF:
+            if i + 1 < length and 0xDC00 <= ord(text[i + 1]) <= 0xDFFF:
+                # A surrogate pair held as two code points is one character in JavaScript.
+                out.append(chr(0x10000 + ((code - 0xD800) << 10) + (ord(text[i + 1]) - 0xDC00)))
+                i += 1
+            else:
+                out.append(f"\\u{code:04x}")
+        elif 0xDC00 <= code <= 0xDFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+        i += 1
+    out.append('"')
+    return "".join(out)
+
+
+def _is_array_index(key: str) -> bool:
+    # JavaScript orders integer-like keys (canonical array indices) first, ascending, then strings by insertion.
+    return key.isdigit() and key.isascii() and (key == "0" or not key.startswith("0")) and int(key) < 2**32 - 1
+
+
+def _key(key: object) -> str:
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int | float):
+        return js_number_to_string(key)
+    if key is None:
+        return "null"
+    raise UsageError(f"json_stringify: object keys must be strings or numbers, not {type(key).__name__}")
+
+
+def _stringify(value: Any, in_array: bool) -> str | None:
+    if value is UNDEFINED or callable(value):
+        return "null" if in_array else None
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int | float):
+        number = float(value) if not isinstance(value, int) or abs(value) >= 2**53 else value
+        if isinstance(number, float) and (math.isnan(number) or math.isinf(number)):
+            return "null"
+        return js_number_to_string(number)
+    if isinstance(value, str):
+        return _quote(value)
+    if isinstance(value, Mapping):
+        items = [(_key(k), v) for k, v in value.items()]
+        indices = sorted((item for item in items if _is_array_index(item[0])), key=lambda item: int(item[0]))
+        ordered = indices + [item for item in items if not _is_array_index(item[0])]
+        parts = []
+        for key, item in ordered:
+            text = _stringify(item, in_array=False)
+            if text is not None:
+                parts.append(_quote(key) + ":" + text)
+        return "{" + ",".join(parts) + "}"
+    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+        return "[" + ",".join(_stringify(item, in_array=True) or "null" for item in value) + "]"
+    dump = getattr(value, "model_dump", None)
+    if dump is not None:  # a pydantic model: its JSON form, Pi's camelCase keys
+        return _stringify(dump(mode="json", by_alias=True, exclude_none=True), in_array)
+    raise UsageError(f"json_stringify: cannot serialise a {type(value).__name__}")
+
+
+def json_stringify(value: Any) -> str | None:
+    """``JSON.stringify(value)``; ``None`` where JavaScript returns ``undefined`` (top-level ``UNDEFINED``)."""
+    return _stringify(value, in_array=False)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# JavaScript regular expressions
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _class_escape(ch: str) -> str:
+    """One character, escaped for use inside a Python character class."""
+    code = ord(ch)
+    if ch.isalnum() and ch.isascii():
+        return ch
+    return f"\\x{code:02x}" if code < 0x100 else (f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+
+
+_JS_SPACE_CLASS: Final = "".join(_class_escape(ch) for ch in JS_WHITESPACE)
+# Positive members of the shorthand classes, as Python class contents (compiled with re.ASCII).
+_SHORTHAND: Final = {"d": "0-9", "w": "A-Za-z0-9_", "s": _JS_SPACE_CLASS}
+_CONTROL_ESCAPES: Final = {"t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r", "0": "\0"}
+_QUANTIFIER: Final = re.compile(r"\{(\d+)(,(\d*))?\}")
+
+
+class _Translator:
+    """A single pass over a JavaScript pattern (non-unicode, Annex B syntax), emitting Python syntax."""
+
+    def __init__(self, source: str) -> None:
+        self.src = source
+        self.i = 0
+        self.out: list[str] = []
+        self.group_names: list[str] = []
+
+    def error(self, what: str) -> UsageError:
+        return UsageError(f"Invalid regular expression: /{self.src}/: {what}")
+
+    def peek(self, offset: int = 0) -> str:
+        j = self.i + offset
+        return self.src[j] if j < len(self.src) else ""
+
+    def translate(self) -> str:
+        while self.i < len(self.src):
+            ch = self.src[self.i]
+            if ch == "\\":
+                self.out.append(self.escape_outside())
+            elif ch == "[":
+                self.out.append(self.char_class())
+            elif ch == ".":
+                self.out.append("[^" + "".join(_class_escape(c) for c in JS_LINE_TERMINATORS) + "]")
+                self.i += 1
+            elif ch == "$":
+                self.out.append(r"(?![\s\S])")  # end of input only: Python's $ also matches before a final \n
+                self.i += 1
+            elif ch == "^":
+                self.out.append(r"\A")
+                self.i += 1
+            elif ch == "(":
+                self.out.append(self.group_open())
+            elif ch == "{":
+                match = _QUANTIFIER.match(self.src, self.i)
+                if match:
+                    self.out.append(match.group(0))
+                    self.i = match.end()
+                else:  # Annex B: a brace that does not start a quantifier is literal
+                    self.out.append(r"\{")
+                    self.i += 1
+            elif ch == "}":
+                self.out.append(r"\}")
+                self.i += 1
+            else:
+                self.out.append(ch if ch in "|)*+?" or ch.isalnum() else re.escape(ch))
+                self.i += 1
+        return "".join(self.out)
+
+    def group_open(self) -> str:
+        rest = self.src[self.i :]
+        for js, py in (("(?:", "(?:"), ("(?=", "(?="), ("(?!", "(?!"), ("(?<=", "(?<="), ("(?<!", "(?<!")):
+            if rest.startswith(js):
+                self.i += len(js)
+                return py
+        named = re.match(r"\(\?<([A-Za-z_$][\w$]*)>", rest)
+        if named:
+            self.i += named.end()
+            self.group_names.append(named.group(1))
+            return f"(?P<{named.group(1)}>"
+        if rest.startswith("(?"):
+            raise self.error("Invalid group")
+        self.i += 1
+        return "("
+
+    def escape_outside(self) -> str:
+        ch = self.peek(1)
+        if not ch:
+            raise self.error("\\ at end of pattern")
+        self.i += 2
+        if ch in "dws":
+            return "[" + _SHORTHAND[ch] + "]"
+        if ch in "DWS":
+            return "[^" + _SHORTHAND[ch.lower()] + "]"
+        if ch in "bB":
+            return "\\" + ch  # ASCII word boundary under re.ASCII, as in JavaScript without the u flag
+        if ch == "k" and self.peek() == "<":
+            end = self.src.find(">", self.i)
+            if end < 0:
+                raise self.error("Invalid named reference")
+            name = self.src[self.i + 1 : end]
+            self.i = end + 1
+            return f"(?P={name})"
+        if ch.isdigit() and ch != "0":
+            digits = ch
+            while self.peek().isdigit():
+                digits += self.peek()
+                self.i += 1
+            return f"(?:\\{digits})"
+        return re.escape(self.atom_escape(ch))
+
+    def atom_escape(self, ch: str) -> str:
+        """The single character a JavaScript escape (other than class shorthands) stands for."""
+        if ch in _CONTROL_ESCAPES and not (ch == "0" and self.peek().isdigit()):
+            return _CONTROL_ESCAPES[ch]
+        if ch == "x" and re.fullmatch(r"[0-9A-Fa-f]{2}", self.src[self.i : self.i + 2]):
+            self.i += 2
+            return chr(int(self.src[self.i - 2 : self.i], 16))
+        if ch == "u" and re.fullmatch(r"[0-9A-Fa-f]{4}", self.src[self.i : self.i + 4]):
+            self.i += 4
+            return chr(int(self.src[self.i - 4 : self.i], 16))
+        if ch == "c" and self.peek().isascii() and self.peek().isalpha():
+            self.i += 1
+            return chr(ord(self.src[self.i - 1]) % 32)
+        return ch  # Annex B identity escape: \e, \-, \/ ... stand for the character itself
+
+    def char_class(self) -> str:
+        self.i += 1
+        negated = self.peek() == "^"
+        if negated:
+            self.i += 1
+        members: list[str] = []  # Python class contents
+        negated_shorthands: list[str] = []  # \D \W \S inside the class: Python classes cannot nest them
+        while True:
+            if self.i >= len(self.src):
+                raise self.error("Unterminated character class")
+            ch = self.src[self.i]
+            if ch == "]":
+                self.i += 1
+                break
+            low, is_set = self.class_atom()
+            if is_set is not None:
+                (negated_shorthands if is_set == "neg" else members).append(low)
+                continue
+            if self.peek() == "-" and self.peek(1) not in ("]", ""):
+                save = self.i
+                self.i += 1
+                high, high_set = self.class_atom()
+                if high_set is None:
+                    if ord(high) < ord(low):
+                        raise self.error("Range out of order in character class")
+                    members.append(_class_escape(low) + "-" + _class_escape(high))
+                    continue
+                # Annex B: a range with a class escape at one end is the three atoms themselves.
+                self.i = save
+            members.append(_class_escape(low))
+        positive = "[" + "".join(members) + "]" if members else ""
+        alternatives = [positive] if positive else []
+        alternatives += ["[^" + body + "]" for body in negated_shorthands]
+        if not alternatives:
+            return r"[\s\S]" if negated else "(?!)"
+        union = alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
+        if not negated:
+            return union
+        if not negated_shorthands:
+            return "[^" + "".join(members) + "]"
+        return "(?:(?!" + union + r")[\s\S])"
+
+    def class_atom(self) -> tuple[str, str | None]:
+        """Next class atom: (character, None) or (class body, "pos"|"neg") for a shorthand."""
+        ch = self.src[self.i]
+        if ch != "\\":
+            self.i += 1
+            return ch, None
+        esc = self.peek(1)
+        if not esc:
+            raise self.error("\\ at end of pattern")
+        self.i += 2
+        if esc in "dws":
+            return _SHORTHAND[esc], "pos"
+        if esc in "DWS":
+            return _SHORTHAND[esc.lower()], "neg"
+        if esc == "b":
+            return "\b", None
+        if esc == "B":
+            raise self.error("Invalid class escape")
+        if esc.isdigit() and esc != "0":  # Annex B: octal-ish escapes in classes; keep it simple and strict
+            raise self.error("Unsupported escape in character class")
+        return self.atom_escape(esc), None
+
+
+_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def js_regex(source: str) -> re.Pattern[str]:
+    """Compile the source of ``/source/`` (no flags) to a Python pattern with JavaScript matching semantics.
+
+    ``re.test(s)`` in JavaScript is ``js_regex(source).search(s) is not None`` in Python.
+    Raises ``UsageError`` for syntax JavaScript rejects, and for a lookbehind Python cannot express.
+    """
+    cached = _CACHE.get(source)
+    if cached is not None:
+        return cached
+    python_source = _Translator(source).translate()
+    try:
+        pattern = re.compile(python_source, re.ASCII)
+    except re.error as exc:
+        raise UsageError(f"Invalid or unsupported regular expression: /{source}/: {exc}") from exc
+    _CACHE[source] = pattern
+    return pattern

@@ -1,0 +1,75 @@
+"""Chapter 16's review guard: the patterns as printed in the book, and verdicts as JavaScript gives them.
+
+The corpus verdicts (``EvasionCase.js_blocked`` / ``js_pattern``) were recorded by running the book's handler body
+(``JSON.stringify(event.input)`` tested against the three regex literals) in Node 22; ``guard_verdict`` computes
+its answer independently through ``pinb.app.js_compat``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from pinb.app.guard import BOOK_PATTERNS, EVASION_CORPUS, EvasionCase, guard_reason, guard_verdict
+
+BOOK_BRIEF = Path(__file__).resolve().parents[2] / ".." / "shared" / "book" / "brief-pi-16-chapter.txt"
+
+
+def test_patterns_are_the_books() -> None:
+    if not BOOK_BRIEF.exists():
+        pytest.skip("the book's chapter 16 text is not next to the repository")
+    text = BOOK_BRIEF.read_text(encoding="utf-8")
+    block = re.search(r"const BLOCKED = \[(.*?)\];", text, re.S)
+    assert block, "chapter 16 no longer shows a BLOCKED array"
+    literals = tuple(re.findall(r"/(.+?)/,", block.group(1)))
+    assert literals == BOOK_PATTERNS
+
+
+@pytest.mark.parametrize("case", EVASION_CORPUS, ids=[c.command for c in EVASION_CORPUS])
+def test_verdict_matches_javascript(case: EvasionCase) -> None:
+    verdict = guard_verdict(case.tool_name, case.input)
+    assert (verdict.blocked, verdict.pattern) == (case.js_blocked, case.js_pattern)
+
+
+def test_corpus_has_both_outcomes_for_destructive_commands() -> None:
+    destructive = [c for c in EVASION_CORPUS if not c.destroys.startswith("nothing")]
+    assert any(c.js_blocked for c in destructive)
+    assert sum(not c.js_blocked for c in destructive) >= 10
+
+
+# Subjects below are what Node printed for JSON.stringify(event.input).
+@pytest.mark.parametrize(
+    ("command", "subject"),
+    [
+        ("git push --force", '{"command":"git push --force"}'),
+        ("git\tpush --force", '{"command":"git\\tpush --force"}'),
+        ('sh -c "git push --force"', '{"command":"sh -c \\"git push --force\\""}'),
+        ("cd repo\ngit push --force", '{"command":"cd repo\\ngit push --force"}'),
+    ],
+)
+def test_subject_is_json_stringify_of_input(command: str, subject: str) -> None:
+    assert guard_verdict("bash", {"command": command}).subject == subject
+
+
+def test_tab_blocks_only_when_matching_the_raw_command() -> None:
+    tab = {"command": "git\tpush --force"}
+    assert not guard_verdict("bash", tab).blocked
+    assert guard_verdict("bash", tab, match_on="command").blocked
+
+
+def test_reason_names_the_pattern_source() -> None:
+    verdict = guard_verdict("powershell", {"command": "git reset --hard"})
+    assert guard_reason(verdict) == r"Guard blocked: \bgit\s+reset\s+--hard\b"
+    assert guard_reason(guard_verdict("bash", {"command": "ls"})) is None
+
+
+def test_other_tools_are_not_inspected() -> None:
+    verdict = guard_verdict("write", {"path": "x.sh", "content": "git push --force"})
+    assert verdict == verdict.model_copy(update={"blocked": False, "pattern": None, "subject": None})
+
+
+def test_first_pattern_in_order_wins() -> None:
+    verdict = guard_verdict("bash", {"command": "git reset --hard && git push -f"})
+    assert verdict.pattern == BOOK_PATTERNS[0]

@@ -1,0 +1,488 @@
+"""Scenario models: exactly the contract of ``scenario.schema.json`` (design.md §2, scenario-format.md).
+
+Field names on disk are the contract's (camelCase where Pi's JSON has it, snake_case elsewhere); Python attributes
+are snake_case and validate only from the on-disk names, so a document the schema rejects is rejected here too.
+Beyond the schema this module also enforces the contract's prose rules that JSON Schema cannot express: tool
+names, extension names and handler labels are unique, and an ``unsubscribe`` target names an existing label.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
+
+from pinb.errors import ScenarioError
+
+__all__ = [
+    "UI",
+    "Action",
+    "Behavior",
+    "Block",
+    "Extension",
+    "Handler",
+    "Response",
+    "Scenario",
+    "Settings",
+    "Tool",
+    "Trigger",
+    "load_scenario",
+    "parse_scenario",
+]
+
+#: Scenario ids name trace files, so they are plain slugs (``fullmatch``: no trailing newline sneaks through).
+ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]*")
+TOOL_NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+WHEN_PATTERN = re.compile(r"([a-z_]+)#([1-9][0-9]*)")
+
+HANDLER_EVENTS = (
+    "project_trust", "resources_discover", "session_start", "session_info_changed", "session_before_switch",
+    "session_before_fork", "session_before_compact", "session_compact", "session_compact_failed",
+    "session_shutdown", "mcp_servers_change", "session_before_tree", "session_tree", "context",
+    "context_with_system", "cache_warming_decision", "before_provider_request", "before_provider_headers",
+    "after_provider_response", "provider_stream_event", "before_agent_start", "agent_start", "agent_end",
+    "agent_before_settle", "agent_settled", "ui_prompt_start", "ui_prompt_end", "turn_start", "turn_end",
+    "message_start", "message_update", "message_end", "tool_execution_start", "tool_execution_update",
+    "tool_execution_end", "model_select", "thinking_level_select", "tool_call", "tool_result", "user_bash", "input",
+)  # fmt: skip
+HandlerEvent = Literal[
+    "project_trust", "resources_discover", "session_start", "session_info_changed", "session_before_switch",
+    "session_before_fork", "session_before_compact", "session_compact", "session_compact_failed",
+    "session_shutdown", "mcp_servers_change", "session_before_tree", "session_tree", "context",
+    "context_with_system", "cache_warming_decision", "before_provider_request", "before_provider_headers",
+    "after_provider_response", "provider_stream_event", "before_agent_start", "agent_start", "agent_end",
+    "agent_before_settle", "agent_settled", "ui_prompt_start", "ui_prompt_end", "turn_start", "turn_end",
+    "message_start", "message_update", "message_end", "tool_execution_start", "tool_execution_update",
+    "tool_execution_end", "model_select", "thinking_level_select", "tool_call", "tool_result", "user_bash", "input",
+]  # fmt: skip
+
+
+def _integral(value: Any) -> Any:
+    # JSON Schema's "integer" accepts 2.0; strict pydantic would not.
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+Int = Annotated[int, BeforeValidator(_integral)]
+JsonObject = dict[str, Any]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The on-disk JSON shape, defaults included."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+# --- tool behaviours ---------------------------------------------------------------------------------------------
+
+
+class WordCountBehavior(_Model):
+    """Chapter 01's tool: counts ``args.text``'s whitespace-separated words."""
+
+    kind: Literal["word_count"]
+
+
+class ReturnBehavior(_Model):
+    """A fixed result: one text block, ``details``, ``isError``."""
+
+    kind: Literal["return"]
+    text: str = ""
+    details: Any = Field(default_factory=dict)
+    is_error: bool = Field(default=False, alias="isError")
+
+
+class ThrowBehavior(_Model):
+    """``execute()`` throws ``Error(message)``."""
+
+    kind: Literal["throw"]
+    message: str
+
+
+class SleepThen(_Model):
+    """What a ``sleep`` tool returns after its wait (the fields of ``return``)."""
+
+    text: str = ""
+    details: Any = Field(default_factory=dict)
+    is_error: bool = Field(default=False, alias="isError")
+
+
+class SleepBehavior(_Model):
+    """Reports ``updates``, waits ``ms``, returns ``then``; aborted meanwhile → throws ``"<name> aborted"``."""
+
+    kind: Literal["sleep"]
+    ms: Annotated[Int, Field(ge=0)]
+    updates: tuple[str, ...] = ()
+    then: SleepThen = Field(default_factory=SleepThen)
+
+
+class SimulatedBashBehavior(_Model):
+    """Records the command and answers like Pi 1.6.0's bash tool for ``stdout``/``exitCode``; runs nothing."""
+
+    kind: Literal["simulated_bash"]
+    stdout: str = ""
+    exit_code: Int = Field(default=0, alias="exitCode")
+
+
+Behavior = Annotated[
+    WordCountBehavior | ReturnBehavior | ThrowBehavior | SleepBehavior | SimulatedBashBehavior,
+    Field(discriminator="kind"),
+]
+
+DEFAULT_PARAMETERS: dict[str, JsonObject] = {
+    "word_count": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+    "simulated_bash": {
+        "type": "object",
+        "properties": {"command": {"type": "string"}, "timeout": {"type": "number"}},
+        "required": ["command"],
+    },
+}
+
+
+class Tool(_Model):
+    """One tool the model can call."""
+
+    name: str
+    description: str | None = None
+    parameters: JsonObject | None = None
+    execution_mode: Literal["sequential", "parallel"] | None = None
+    behavior: Behavior
+
+    @model_validator(mode="after")
+    def _name_pattern(self) -> Tool:
+        if not TOOL_NAME_PATTERN.fullmatch(self.name):
+            raise ValueError(f"tool name {self.name!r} must match ^[A-Za-z0-9_-]{{1,64}}$")
+        return self
+
+    def effective_parameters(self) -> JsonObject:
+        """The declared schema, or the contract's default for this behaviour."""
+        if self.parameters is not None:
+            return self.parameters
+        return DEFAULT_PARAMETERS.get(self.behavior.kind, {"type": "object", "properties": {}})
+
+    def effective_description(self) -> str:
+        return self.name if self.description is None else self.description
+
+
+# --- responses -----------------------------------------------------------------------------------------------------
+
+
+class TextBlock(_Model):
+    type: Literal["text"]
+    text: str
+
+
+class ThinkingBlock(_Model):
+    type: Literal["thinking"]
+    thinking: str
+
+
+class ToolCallBlock(_Model):
+    type: Literal["toolCall"]
+    id: Annotated[str, Field(min_length=1)] | None = None
+    name: str
+    arguments: JsonObject = Field(default_factory=dict)
+
+
+Block = Annotated[TextBlock | ThinkingBlock | ToolCallBlock, Field(discriminator="type")]
+StopReason = Literal["stop", "toolUse", "length", "error", "aborted"]
+
+
+class Response(_Model):
+    """One scripted assistant message."""
+
+    content: tuple[Block, ...]
+    stop_reason: StopReason = Field(default="stop", alias="stopReason")
+    error_message: str | None = Field(default=None, alias="errorMessage")
+
+
+# --- handler actions -------------------------------------------------------------------------------------------------
+
+
+class RecordAction(_Model):
+    kind: Literal["record"]
+
+
+class BlockIfMatchAction(_Model):
+    """The chapter-16 guard (``tool_call`` only)."""
+
+    kind: Literal["block_if_match"]
+    tool_names: Annotated[tuple[str, ...], Field(min_length=1)]
+    patterns: Annotated[tuple[str, ...], Field(min_length=1)]
+    match_on: Literal["json_input", "command"] = "json_input"
+    reason_template: str = "Guard blocked: {pattern}"
+    confirm_with_ui: bool = False
+    confirm_title: str = "This command rewrites history or destroys work. Allow?"
+    denied_reason: str = "Blocked by review-guard extension"
+
+
+class ThrowAction(_Model):
+    kind: Literal["throw"]
+    message: str
+
+
+class MutateInputAction(_Model):
+    """``Object.assign(event.input, set)`` (``tool_call`` only)."""
+
+    kind: Literal["mutate_input"]
+    set: JsonObject
+
+
+class ReplaceResultAction(_Model):
+    """Returns a patch of the given fields (``tool_result`` only); ``{text}`` is the current result text."""
+
+    kind: Literal["replace_result"]
+    text: str | None = None
+    is_error: bool | None = Field(default=None, alias="isError")
+    details: Any = None
+
+    @model_validator(mode="after")
+    def _something_to_replace(self) -> ReplaceResultAction:
+        if not self.model_fields_set & {"text", "is_error", "details"}:
+            raise ValueError("replace_result needs at least one of text, isError, details")
+        return self
+
+    def patch_fields(self) -> dict[str, Any]:
+        """The fields given on disk (``details`` may be given as null), keyed by their JSON names."""
+        fields: dict[str, Any] = {}
+        if "text" in self.model_fields_set:
+            fields["text"] = self.text
+        if "is_error" in self.model_fields_set:
+            fields["isError"] = self.is_error
+        if "details" in self.model_fields_set:
+            fields["details"] = self.details
+        return fields
+
+
+class TransformInputAction(_Model):
+    kind: Literal["transform_input"]
+    text: str
+
+
+class InjectMessageAction(_Model):
+    kind: Literal["inject_message"]
+    custom_type: str = Field(alias="customType")
+    content: str
+    display: bool = True
+
+
+class ReplaceMessageAction(_Model):
+    kind: Literal["replace_message"]
+    text: str
+    role: Literal["assistant", "user"] = "assistant"
+
+
+class EntryDraft(_Model):
+    """A ``custom_message`` entry a ``continue_once`` handler proposes."""
+
+    type: Literal["custom_message"]
+    custom_type: str = Field(alias="customType")
+    content: str
+    display: bool = False
+
+
+class ContinueOnceAction(_Model):
+    kind: Literal["continue_once"]
+    at: Annotated[Int, Field(ge=1)] = 1
+    entry: EntryDraft | None = None
+
+
+class UnsubscribeAction(_Model):
+    kind: Literal["unsubscribe"]
+    target: str
+
+
+class SleepAction(_Model):
+    kind: Literal["sleep"]
+    ms: Annotated[Int, Field(ge=0)]
+
+
+Action = Annotated[
+    RecordAction
+    | BlockIfMatchAction
+    | ThrowAction
+    | MutateInputAction
+    | ReplaceResultAction
+    | TransformInputAction
+    | InjectMessageAction
+    | ReplaceMessageAction
+    | ContinueOnceAction
+    | UnsubscribeAction
+    | SleepAction,
+    Field(discriminator="kind"),
+]
+
+#: Actions that only make sense on some events (the schema's allOf rules).
+ACTION_EVENTS: dict[str, tuple[str, ...]] = {
+    "block_if_match": ("tool_call",),
+    "mutate_input": ("tool_call",),
+    "replace_result": ("tool_result",),
+    "transform_input": ("input",),
+    "inject_message": ("before_agent_start",),
+    "replace_message": ("message_end",),
+    "continue_once": ("turn_end", "agent_before_settle"),
+}
+
+
+class Handler(_Model):
+    """One ``pi.on(event, …)`` registration."""
+
+    event: HandlerEvent
+    label: Annotated[str, Field(min_length=1)] | None = None
+    action: Action
+
+    @model_validator(mode="after")
+    def _action_fits_event(self) -> Handler:
+        allowed = ACTION_EVENTS.get(self.action.kind)
+        if allowed is not None and self.event not in allowed:
+            raise ValueError(f"action {self.action.kind} applies only to {' or '.join(allowed)}, not {self.event}")
+        return self
+
+
+class Extension(_Model):
+    name: Annotated[str, Field(min_length=1)]
+    handlers: tuple[Handler, ...]
+
+
+class UI(_Model):
+    has_ui: bool = False
+    confirm: bool = False
+
+
+class Trigger(_Model):
+    """``when`` = ``"<event type>#<n>"``; ``steer``/``follow_up`` need ``text``."""
+
+    when: str
+    do: Literal["steer", "follow_up", "abort"]
+    text: str | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> Trigger:
+        if not WHEN_PATTERN.fullmatch(self.when):
+            raise ValueError(f"when {self.when!r} must look like '<event type>#<n>' (n from 1)")
+        if self.do in ("steer", "follow_up") and self.text is None:
+            raise ValueError(f"a {self.do} trigger needs text")
+        return self
+
+    @property
+    def event_type(self) -> str:
+        return self.when.split("#", 1)[0]
+
+    @property
+    def occurrence(self) -> int:
+        return int(self.when.split("#", 1)[1])
+
+
+class StreamSettings(_Model):
+    token_size: Annotated[Int, Field(ge=1)] | None = None
+    tokens_per_second: Annotated[float, Field(gt=0)] | None = None
+
+
+class Settings(_Model):
+    tool_execution: Literal["parallel", "sequential"] = "parallel"
+    steering_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
+    follow_up_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
+    stream: StreamSettings | None = None
+
+
+class Scenario(_Model):
+    """One declarative experiment that runs unchanged on the stand-in and on real Pi."""
+
+    id: str
+    description: str | None = None
+    layer: Literal["agent", "app"]
+    system_prompt: str | None = None
+    prompt: str | Annotated[tuple[str, ...], Field(min_length=1)]
+    tools: tuple[Tool, ...] = ()
+    responses: tuple[Response, ...]
+    extensions: tuple[Extension, ...] = ()
+    ui: UI | None = None
+    queue: tuple[Trigger, ...] = ()
+    settings: Settings | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> Scenario:
+        if not ID_PATTERN.fullmatch(self.id):
+            raise ValueError(f"id {self.id!r} is not a plain slug (lowercase letters, digits, '.', '_', '-')")
+        if self.layer == "agent" and self.extensions:
+            raise ValueError("extensions need layer app")
+        _unique("tool name", [tool.name for tool in self.tools])
+        _unique("extension name", [ext.name for ext in self.extensions])
+        labels = [h.label for ext in self.extensions for h in ext.handlers if h.label is not None]
+        _unique("handler label", labels)
+        for ext in self.extensions:
+            for handler in ext.handlers:
+                if isinstance(handler.action, UnsubscribeAction) and handler.action.target not in labels:
+                    raise ValueError(f"unsubscribe target {handler.action.target!r} labels no handler")
+        return self
+
+    @property
+    def prompts(self) -> tuple[str, ...]:
+        return (self.prompt,) if isinstance(self.prompt, str) else self.prompt
+
+    @property
+    def effective_settings(self) -> Settings:
+        return self.settings if self.settings is not None else Settings()
+
+    @property
+    def effective_ui(self) -> UI:
+        return self.ui if self.ui is not None else UI()
+
+
+def _unique(what: str, names: list[str]) -> None:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise ValueError(f"{what} {name!r} is used twice")
+        seen.add(name)
+
+
+def _describe(exc: ValidationError) -> str:
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    loc = first["loc"]
+    if loc and loc[0] == "prompt" and len(loc) <= 2:
+        return "prompt: must be a string or a non-empty array of strings"
+    where = ".".join(str(part) for part in loc)
+    message = first["msg"].removeprefix("Value error, ")
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{where}: {message}{more}" if where else f"{message}{more}"
+
+
+def parse_scenario(data: Any, *, source: str = "scenario") -> Scenario:
+    """Validate a decoded JSON document; a failure is one ``ScenarioError`` line naming the first problem."""
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{source}: a scenario is a JSON object, not {type(data).__name__}")
+    try:
+        # JSON mode: strict types as JSON Schema has them (arrays for tuples, no "1" for 1, no 1 for true).
+        return Scenario.model_validate_json(json.dumps(data))
+    except ValidationError as exc:
+        raise ScenarioError(f"{source}: {_describe(exc)}".replace("\n", " ")) from None
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and validate one scenario file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: no such scenario file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(f"{path}: cannot read: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ScenarioError(f"{path}: not valid JSON: {exc}") from None
+    return parse_scenario(data, source=str(path))

@@ -1,0 +1,887 @@
+#!/usr/bin/env node
+// pinb reference runner: runs one declarative scenario on the real Pi packages and prints its trace (JSONL).
+//
+//   node reference/runner.mjs --packages reference/pi-<version> <scenario.json>
+//
+// The trace format is the project's scenario contract (scenario-format.md): seq, source, type, stream flag,
+// then the fields of each event type; tool-call and entry ids become call#N / entry#N labels by first
+// appearance; no timestamps, usage, raw ids or working directories. Nothing here touches the host: tools are
+// simulated, bash is never executed, sessions and settings live in memory.
+import { readFileSync, existsSync, mkdtempSync, mkdirSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { pathToFileURL } from "node:url";
+
+// ---------------------------------------------------------------------------------------------------------------
+// Arguments and package loading
+
+function parseArgs(argv) {
+	let packages;
+	let scenarioPath;
+	for (let i = 0; i < argv.length; i++) {
+		if (argv[i] === "--packages") packages = argv[++i];
+		else if (!scenarioPath) scenarioPath = argv[i];
+		else throw new Error(`unexpected argument: ${argv[i]}`);
+	}
+	if (!packages || !scenarioPath) {
+		throw new Error("usage: node runner.mjs --packages <reference/pi-VERSION> <scenario.json>");
+	}
+	return { packages: resolve(packages), scenarioPath: resolve(scenarioPath) };
+}
+
+function packageDir(packages, name) {
+	return join(packages, "node_modules", "@earendil-works", name);
+}
+
+function packageVersion(packages, name) {
+	const file = join(packageDir(packages, name), "package.json");
+	return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")).version : undefined;
+}
+
+async function importPackage(packages, name) {
+	const dir = packageDir(packages, name);
+	const manifestPath = join(dir, "package.json");
+	if (!existsSync(manifestPath)) {
+		throw new Error(`@earendil-works/${name} is not installed in ${packages} (run: pinb reference install)`);
+	}
+	const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+	const entry = manifest.exports?.["."]?.import ?? manifest.main ?? "index.js";
+	return import(pathToFileURL(join(dir, entry)).href);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Trace writer
+
+class Trace {
+	constructor() {
+		this.seq = 0;
+		this.callLabels = new Map();
+		this.entryLabels = new Map();
+	}
+
+	call(id) {
+		if (id === undefined || id === null) return id;
+		if (!this.callLabels.has(id)) this.callLabels.set(id, `call#${this.callLabels.size + 1}`);
+		return this.callLabels.get(id);
+	}
+
+	entry(id) {
+		if (id === undefined || id === null) return id;
+		if (!this.entryLabels.has(id)) this.entryLabels.set(id, `entry#${this.entryLabels.size + 1}`);
+		return this.entryLabels.get(id);
+	}
+
+	// `fields` is a list of [key, value] pairs, or a function of the trace (so labels are assigned when the line
+	// is written, in line order).
+	write(source, type, fields = [], stream = false) {
+		const line = { seq: ++this.seq, source, type };
+		if (stream) line.stream = true;
+		const pairs = typeof fields === "function" ? fields(this) : fields;
+		for (const [key, value] of pairs) {
+			if (value !== undefined) line[key] = value;
+		}
+		process.stdout.write(`${JSON.stringify(line)}\n`);
+		return line;
+	}
+}
+
+const STREAM_TYPES = new Set(["message_update", "tool_execution_update"]);
+
+function blocksText(content) {
+	if (typeof content === "string") return content;
+	if (!Array.isArray(content)) return undefined;
+	const texts = content.filter((block) => block && block.type === "text").map((block) => block.text);
+	return texts.length > 0 ? texts.join("") : undefined;
+}
+
+function toolCallsOf(message, trace) {
+	if (!Array.isArray(message.content)) return undefined;
+	const calls = message.content.filter((block) => block && block.type === "toolCall");
+	if (calls.length === 0) return undefined;
+	return calls.map((call) => ({ id: trace.call(call.id), name: call.name, args: call.arguments }));
+}
+
+// The message summary of scenario-format.md ("Message summary").
+function messageSummary(message, trace, end) {
+	if (!message || typeof message !== "object") return [];
+	const role = message.role;
+	switch (role) {
+		case "user":
+			return [
+				["role", role],
+				["text", blocksText(message.content)],
+			];
+		case "custom":
+			return [
+				["role", role],
+				["customType", message.customType],
+				["text", blocksText(message.content)],
+			];
+		case "assistant":
+			if (!end) {
+				return [
+					["role", role],
+					["stopReason", message.stopReason],
+				];
+			}
+			return [
+				["role", role],
+				["stopReason", message.stopReason],
+				["text", blocksText(message.content)],
+				["toolCalls", toolCallsOf(message, trace)],
+				["errorMessage", message.errorMessage],
+			];
+		case "toolResult":
+			return [
+				["role", role],
+				["toolCallId", trace.call(message.toolCallId)],
+				["toolName", message.toolName],
+				["isError", message.isError],
+				["text", blocksText(message.content)],
+			];
+		default:
+			return [["role", role]];
+	}
+}
+
+function summaryObject(message, trace) {
+	return Object.fromEntries(messageSummary(message, trace, true).filter(([, value]) => value !== undefined));
+}
+
+function roles(messages) {
+	return Array.isArray(messages) ? messages.map((message) => message?.role) : undefined;
+}
+
+function toolResultsOf(results, trace) {
+	if (!Array.isArray(results)) return undefined;
+	return results.map((result) => ({ toolCallId: trace.call(result.toolCallId), isError: result.isError }));
+}
+
+function resultText(result) {
+	return result && typeof result === "object" ? blocksText(result.content) : undefined;
+}
+
+// Fields of one event, by type (scenario-format.md "Fields by event type"). `ext` adds the extension-only fields.
+function eventFields(event, trace, ext) {
+	switch (event.type) {
+		case "agent_start":
+			return [];
+		case "agent_end":
+			return [["messages", roles(event.messages)]];
+		case "turn_start":
+			return ext ? [["turnIndex", event.turnIndex]] : [];
+		case "turn_end":
+			return ext
+				? [
+						["turnIndex", event.turnIndex],
+						["toolResults", toolResultsOf(event.toolResults, trace)],
+						["outcome", event.outcome],
+						["continue", event.continue],
+					]
+				: [["toolResults", toolResultsOf(event.toolResults, trace)]];
+		case "message_start":
+			return messageSummary(event.message, trace, false);
+		case "message_end":
+			return messageSummary(event.message, trace, true);
+		case "message_update":
+			return [["role", event.message?.role]];
+		case "tool_execution_start":
+			return [
+				["toolName", event.toolName],
+				["toolCallId", trace.call(event.toolCallId)],
+				["args", event.args],
+			];
+		case "tool_execution_update":
+			return [
+				["toolName", event.toolName],
+				["toolCallId", trace.call(event.toolCallId)],
+			];
+		case "tool_execution_end":
+			return [
+				["toolName", event.toolName],
+				["toolCallId", trace.call(event.toolCallId)],
+				["isError", event.isError],
+				["text", resultText(event.result)],
+				["details", event.result?.details],
+			];
+		case "agent_before_settle":
+			return ext
+				? [
+						["outcome", event.outcome],
+						["continue", event.continue],
+					]
+				: [];
+		case "agent_settled":
+			return [["aborted", event.aborted]];
+		case "queue_update":
+			return [
+				["steering", event.steering],
+				["followUp", event.followUp],
+			];
+		case "entry_appended":
+			return [
+				["entryType", event.entry?.type],
+				["entryId", trace.entry(event.entry?.id)],
+				["customType", event.entry?.customType],
+			];
+		case "input":
+			return [
+				["text", event.text],
+				["inputSource", event.source],
+				["streamingBehavior", event.streamingBehavior],
+			];
+		case "before_agent_start":
+			return [
+				["messageType", event.messageType],
+				["prompt", event.prompt],
+			];
+		case "context":
+		case "context_with_system":
+			return [["messages", roles(event.messages)]];
+		case "tool_call":
+			return [
+				["toolName", event.toolName],
+				["toolCallId", trace.call(event.toolCallId)],
+				["input", event.input],
+			];
+		case "tool_result":
+			return [
+				["toolName", event.toolName],
+				["toolCallId", trace.call(event.toolCallId)],
+				["isError", event.isError],
+				["text", blocksText(event.content)],
+			];
+		case "session_start":
+		case "session_shutdown":
+		case "resources_discover":
+			return [["reason", event.reason]];
+		case "ui_prompt_start":
+		case "ui_prompt_end":
+			return [
+				["kind", event.kind],
+				["title", event.title],
+			];
+		default:
+			return [];
+	}
+}
+
+// A deep copy that keeps JSON values only (what the handler saw on entry must not change when it mutates).
+function snapshot(value) {
+	return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Scenario defaults
+
+const DEFAULT_PARAMETERS = {
+	word_count: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+	simulated_bash: {
+		type: "object",
+		properties: { command: { type: "string" }, timeout: { type: "number" } },
+		required: ["command"],
+	},
+};
+
+function toolParameters(tool) {
+	return tool.parameters ?? DEFAULT_PARAMETERS[tool.behavior.kind] ?? { type: "object", properties: {} };
+}
+
+function textResult(text, details, isError) {
+	const result = { content: [{ type: "text", text }], details };
+	if (isError) result.isError = true;
+	return result;
+}
+
+function waitOrAbort(ms, signal, name) {
+	return new Promise((resolvePromise, reject) => {
+		if (signal?.aborted) {
+			reject(new Error(`${name} aborted`));
+			return;
+		}
+		const onAbort = () => {
+			clearTimeout(timer);
+			reject(new Error(`${name} aborted`));
+		};
+		const timer = setTimeout(() => {
+			signal?.removeEventListener("abort", onAbort);
+			resolvePromise();
+		}, ms);
+		signal?.addEventListener("abort", onAbort, { once: true });
+	});
+}
+
+// execute() of a scenario tool. Never touches the host.
+function makeExecute(tool) {
+	const behavior = tool.behavior;
+	switch (behavior.kind) {
+		case "word_count":
+			return async (_id, params) => {
+				if (typeof params?.text !== "string") throw new Error("word_count: text must be a string");
+				const n = params.text.trim().split(/\s+/).filter(Boolean).length;
+				return { content: [{ type: "text", text: String(n) }], details: { words: n } };
+			};
+		case "return":
+			return async () => textResult(behavior.text ?? "", behavior.details ?? {}, behavior.isError === true);
+		case "throw":
+			return async () => {
+				throw new Error(behavior.message);
+			};
+		case "sleep":
+			return async (_id, _params, signal, onUpdate) => {
+				if (signal?.aborted) throw new Error(`${tool.name} aborted`);
+				for (const update of behavior.updates ?? []) {
+					onUpdate?.({ content: [{ type: "text", text: update }], details: {} });
+				}
+				await waitOrAbort(behavior.ms, signal, tool.name);
+				const then = behavior.then ?? {};
+				return textResult(then.text ?? "", then.details ?? {}, then.isError === true);
+			};
+		case "simulated_bash":
+			// Recorded, never run: the result follows Pi 1.6.0's bash tool for the scripted stdout and exit code.
+			return async (_id, params) => {
+				simulatedCommands.push(params?.command);
+				const stdout = behavior.stdout ?? "";
+				const exitCode = behavior.exitCode ?? 0;
+				let text = stdout.length > 0 ? stdout : "(no output)";
+				if (exitCode !== 0) {
+					text += `\n\nCommand exited with code ${exitCode}`;
+					return { content: [{ type: "text", text }], details: undefined, isError: true };
+				}
+				return { content: [{ type: "text", text }], details: undefined };
+			};
+		default:
+			throw new Error(`unknown tool behavior: ${behavior.kind}`);
+	}
+}
+
+const simulatedCommands = [];
+
+function agentTools(scenario) {
+	return (scenario.tools ?? []).map((tool) => {
+		const agentTool = {
+			name: tool.name,
+			label: tool.name,
+			description: tool.description ?? tool.name,
+			parameters: toolParameters(tool),
+			execute: makeExecute(tool),
+		};
+		if (tool.execution_mode) agentTool.executionMode = tool.execution_mode;
+		return agentTool;
+	});
+}
+
+function scriptedResponses(ai, scenario) {
+	return (scenario.responses ?? []).map((response, index) => {
+		const content = (response.content ?? []).map((block, blockIndex) => {
+			if (block.type === "text") return ai.fauxText(block.text);
+			if (block.type === "thinking") return ai.fauxThinking(block.thinking);
+			return ai.fauxToolCall(block.name, block.arguments ?? {}, {
+				id: block.id ?? `scripted-${index + 1}-${blockIndex + 1}`,
+			});
+		});
+		const options = { stopReason: response.stopReason ?? "stop", timestamp: 0 };
+		if (response.errorMessage !== undefined) options.errorMessage = response.errorMessage;
+		return ai.fauxAssistantMessage(content, options);
+	});
+}
+
+function fauxOptions(scenario) {
+	const stream = scenario.settings?.stream ?? {};
+	const tokenSize = stream.token_size ?? 1000;
+	const options = { tokenSize: { min: tokenSize, max: tokenSize } };
+	if (stream.tokens_per_second !== undefined) options.tokensPerSecond = stream.tokens_per_second;
+	return options;
+}
+
+// Tool names declared to the model: the system messages' toolsAdded/toolsRemoved folded in order.
+function declaredTools(messages) {
+	const tools = new Map();
+	for (const message of messages) {
+		if (message.role !== "system") continue;
+		for (const tool of message.toolsRemoved ?? []) tools.delete(tool.name);
+		for (const tool of message.toolsAdded ?? []) tools.set(tool.name, tool);
+	}
+	return [...tools.keys()];
+}
+
+function modelMessage(message, trace) {
+	switch (message.role) {
+		case "user":
+			return { role: "user", ...defined({ text: blocksText(message.content) }) };
+		case "assistant":
+			return {
+				role: "assistant",
+				...defined({ text: blocksText(message.content), toolCalls: toolCallsOf(message, trace) }),
+			};
+		case "toolResult":
+			return {
+				role: "toolResult",
+				...defined({
+					toolCallId: trace.call(message.toolCallId),
+					isError: message.isError,
+					text: blocksText(message.content),
+				}),
+			};
+		default:
+			return { role: message.role };
+	}
+}
+
+function defined(object) {
+	return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
+}
+
+// Wrap the faux provider so each request that reaches it writes one `model` line before its reply streams.
+function instrumentProvider(faux, trace) {
+	let requests = 0;
+	for (const method of ["stream", "streamSimple"]) {
+		const original = faux.provider[method];
+		if (typeof original !== "function") continue;
+		faux.provider[method] = (model, context, options) => {
+			const exhausted = faux.getPendingResponseCount() === 0;
+			const messages = context?.messages ?? [];
+			const tools = context?.tools ? context.tools.map((tool) => tool.name) : declaredTools(messages);
+			requests += 1;
+			const n = requests;
+			trace.write("model", "request", (t) => [
+				["n", n],
+				["messages", messages.map((message) => modelMessage(message, t))],
+				["tools", tools],
+				["exhausted", exhausted ? true : undefined],
+			]);
+			return original.call(faux.provider, model, context, options);
+		};
+	}
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Queue triggers
+
+function makeTriggers(scenario, trace) {
+	const counts = new Map();
+	const triggers = (scenario.queue ?? []).map((trigger) => {
+		const [type, n] = trigger.when.split("#");
+		return { ...trigger, type, n: Number(n) };
+	});
+	return async (eventType, target) => {
+		const count = (counts.get(eventType) ?? 0) + 1;
+		counts.set(eventType, count);
+		for (const trigger of triggers) {
+			if (trigger.type !== eventType || trigger.n !== count) continue;
+			trace.write("driver", "queue", [
+				["when", trigger.when],
+				["do", trigger.do],
+				["text", trigger.text],
+			]);
+			try {
+				await target(trigger);
+			} catch (error) {
+				trace.write("driver", "queue_rejected", [["error", errorText(error)]]);
+			}
+		}
+	};
+}
+
+function errorText(error) {
+	return error instanceof Error ? error.message : String(error);
+}
+
+function prompts(scenario) {
+	return Array.isArray(scenario.prompt) ? scenario.prompt : [scenario.prompt];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Layer agent: an Agent over the faux provider, like chapter 01's program.
+
+async function runAgentLayer(scenario, packages, trace) {
+	const ai = await importPackage(packages, "pi-ai");
+	const core = await importPackage(packages, "pi-agent-core");
+	const faux = ai.fauxProvider(fauxOptions(scenario));
+	instrumentProvider(faux, trace);
+	const models = ai.createModels();
+	models.setProvider(faux.provider);
+	faux.setResponses(scriptedResponses(ai, scenario));
+
+	const settings = scenario.settings ?? {};
+	const initialState = { model: faux.getModel(), tools: agentTools(scenario) };
+	if (scenario.system_prompt !== undefined) initialState.systemPrompt = scenario.system_prompt;
+	const agent = new core.Agent({
+		initialState,
+		streamFn: models.streamSimple.bind(models),
+		toolExecution: settings.tool_execution ?? "parallel",
+		steeringMode: settings.steering_mode ?? "one-at-a-time",
+		followUpMode: settings.follow_up_mode ?? "one-at-a-time",
+	});
+
+	const userMessage = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 0 });
+	const fire = makeTriggers(scenario, trace);
+	agent.subscribe(async (event) => {
+		trace.write("agent", event.type, (t) => eventFields(event, t, false), STREAM_TYPES.has(event.type));
+		await fire(event.type, async (trigger) => {
+			if (trigger.do === "steer") agent.steer(userMessage(trigger.text));
+			else if (trigger.do === "follow_up") agent.followUp(userMessage(trigger.text));
+			else agent.abort();
+		});
+	});
+
+	for (const text of prompts(scenario)) {
+		trace.write("driver", "prompt", [["text", text]]);
+		try {
+			await agent.prompt(text);
+			trace.write("driver", "prompt_resolved");
+		} catch (error) {
+			trace.write("driver", "prompt_rejected", [["error", errorText(error)]]);
+		}
+	}
+	trace.write("driver", "dispose");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Layer app: an agent session (pi-coding-agent) with inline extensions built from the declarative handlers.
+
+// Tool-call and entry ids inside a line computed on entry stay raw until the line is written, so labels follow
+// the order of lines in the trace.
+function relabel(pairs, trace) {
+	const labelCalls = (list, key) =>
+		Array.isArray(list) ? list.map((item) => ({ ...item, [key]: trace.call(item[key]) })) : list;
+	return pairs.map(([key, value]) => {
+		if (key === "toolCallId") return [key, trace.call(value)];
+		if (key === "entryId") return [key, trace.entry(value)];
+		if (key === "toolResults") return [key, labelCalls(value, "toolCallId")];
+		if (key === "toolCalls") return [key, labelCalls(value, "id")];
+		return [key, value];
+	});
+}
+
+const RAW_IDS = { call: (id) => id, entry: (id) => id };
+
+function fill(template, text) {
+	return template.split("{text}").join(text);
+}
+
+function handlerResult(result, trace) {
+	if (result === undefined || result === null || typeof result !== "object") return result ?? undefined;
+	if (result.message && typeof result.message === "object" && typeof result.message.role === "string") {
+		return { ...result, message: summaryObject(result.message, trace) };
+	}
+	return snapshot(result);
+}
+
+function sleep(ms) {
+	return new Promise((resolvePromise) => setTimeout(resolvePromise, ms));
+}
+
+// One handler's behaviour (scenario action kinds). `state` holds the handler's invocation count.
+function makeAction(action, unsubscribers, state) {
+	switch (action.kind) {
+		case "record":
+			return async () => undefined;
+		case "throw":
+			return async () => {
+				throw new Error(action.message);
+			};
+		case "sleep":
+			return async () => {
+				await sleep(action.ms);
+				return undefined;
+			};
+		case "block_if_match":
+			return async (event, ctx) => {
+				if (!action.tool_names.includes(event.toolName)) return undefined;
+				const subject =
+					(action.match_on ?? "json_input") === "command"
+						? String(event.input?.command ?? "")
+						: JSON.stringify(event.input);
+				const pattern = action.patterns.find((source) => new RegExp(source).test(subject));
+				if (pattern === undefined) return undefined;
+				if (action.confirm_with_ui && ctx.hasUI) {
+					const allowed = await ctx.ui.confirm(
+						action.confirm_title ?? "This command rewrites history or destroys work. Allow?",
+						subject.slice(0, 200),
+					);
+					if (allowed) return undefined;
+					return { block: true, reason: action.denied_reason ?? "Blocked by review-guard extension" };
+				}
+				return {
+					block: true,
+					reason: (action.reason_template ?? "Guard blocked: {pattern}").split("{pattern}").join(pattern),
+				};
+			};
+		case "mutate_input":
+			return async (event) => {
+				Object.assign(event.input, action.set);
+				return undefined;
+			};
+		case "replace_result":
+			return async (event) => {
+				const patch = {};
+				if (action.text !== undefined) {
+					patch.content = [{ type: "text", text: fill(action.text, blocksText(event.content) ?? "") }];
+				}
+				if (action.isError !== undefined) patch.isError = action.isError;
+				if ("details" in action) patch.details = action.details;
+				return patch;
+			};
+		case "transform_input":
+			return async (event) => ({ action: "transform", text: fill(action.text, event.text ?? "") });
+		case "inject_message":
+			return async () => ({
+				message: { customType: action.customType, content: action.content, display: action.display ?? true },
+			});
+		case "replace_message":
+			return async (event) => {
+				const message = event.message;
+				if (!message || message.role !== (action.role ?? "assistant")) return undefined;
+				const content =
+					typeof message.content === "string"
+						? fill(action.text, message.content)
+						: message.content.map((block) =>
+								block.type === "text" ? { ...block, text: fill(action.text, block.text) } : block,
+							);
+				return { message: { ...message, content } };
+			};
+		case "continue_once":
+			return async (event) => {
+				if (state.invocations !== (action.at ?? 1)) return undefined;
+				if (!action.entry) return { continue: true };
+				const entry = {
+					type: "custom_message",
+					customType: action.entry.customType,
+					content: action.entry.content,
+					display: action.entry.display ?? false,
+				};
+				return { entries: [...(event.entries ?? []), entry], continue: true };
+			};
+		case "unsubscribe":
+			return async () => {
+				if (state.invocations === 1) unsubscribers.get(action.target)?.();
+				return undefined;
+			};
+		default:
+			throw new Error(`unknown action kind: ${action.kind}`);
+	}
+}
+
+function inlineExtensions(scenario, trace) {
+	const unsubscribers = new Map();
+	return (scenario.extensions ?? []).map((extension) => ({
+		name: extension.name,
+		factory: (pi) => {
+			for (const handler of extension.handlers) {
+				const state = { invocations: 0 };
+				const act = makeAction(handler.action, unsubscribers, state);
+				const head = [
+					["extension", extension.name],
+					["handler", handler.label],
+				];
+				const registered = async (event, ctx) => {
+					state.invocations += 1;
+					const onEntry = snapshot(Object.fromEntries(eventFields(event, RAW_IDS, true)));
+					const pairs = Object.entries(onEntry);
+					try {
+						const result = await act(event, ctx);
+						trace.write("ext", event.type, (t) => [
+							...head,
+							...relabel(pairs, t),
+							["result", handlerResult(result, t)],
+						], STREAM_TYPES.has(event.type));
+						return result;
+					} catch (error) {
+						trace.write("ext", event.type, (t) => [...head, ...relabel(pairs, t), ["error", errorText(error)]],
+							STREAM_TYPES.has(event.type));
+						throw error;
+					}
+				};
+				const unsubscribe = pi.on(handler.event, registered);
+				if (handler.label) unsubscribers.set(handler.label, unsubscribe);
+			}
+		},
+	}));
+}
+
+function scriptedUI(confirmAnswer) {
+	return {
+		select: async () => undefined,
+		confirm: async () => confirmAnswer,
+		input: async () => undefined,
+		notify: () => {},
+		onTerminalInput: () => () => {},
+		setStatus: () => {},
+		setWorkingMessage: () => {},
+		setWorkingVisible: () => {},
+		setWorkingIndicator: () => {},
+		setHiddenThinkingLabel: () => {},
+		setWidget: () => {},
+		setFooter: () => {},
+		setHeader: () => {},
+		setTitle: () => {},
+		custom: async () => undefined,
+		pasteToEditor: () => {},
+		setEditorText: () => {},
+		getEditorText: () => "",
+		editor: async () => undefined,
+		addAutocompleteProvider: () => {},
+		setEditorComponent: () => {},
+		getEditorComponent: () => undefined,
+		getAllThemes: () => [],
+		getTheme: () => undefined,
+		setTheme: () => ({ success: false, error: "UI not available" }),
+		getToolsExpanded: () => false,
+		setToolsExpanded: () => {},
+	};
+}
+
+function extensionName(path) {
+	const match = /^<inline:(.*)>$/.exec(String(path));
+	return match ? match[1] : path;
+}
+
+async function runAppLayer(scenario, packages, trace) {
+	const ai = await importPackage(packages, "pi-ai");
+	const app = await importPackage(packages, "pi-coding-agent");
+	// Everything the session could read or write lives in a throw-away folder: no user settings, no
+	// credentials, no context files, no network model refresh.
+	const home = mkdtempSync(join(tmpdir(), "pinb-pi-"));
+	const cwd = join(home, "project");
+	const agentDir = join(home, "agent");
+	mkdirSync(cwd, { recursive: true });
+	mkdirSync(agentDir, { recursive: true });
+	process.env.HOME = home;
+	process.env.PI_CODING_AGENT_DIR = agentDir;
+	process.env.PI_OFFLINE = "1";
+	process.env.PI_TELEMETRY = "0";
+	try {
+		const faux = ai.fauxProvider(fauxOptions(scenario));
+		instrumentProvider(faux, trace);
+		faux.setResponses(scriptedResponses(ai, scenario));
+		const modelRuntime = await app.ModelRuntime.create({
+			authPath: join(agentDir, "auth.json"),
+			modelsPath: null,
+			refreshOnCreate: false,
+		});
+		modelRuntime.registerNativeProvider(faux.provider);
+
+		const settings = scenario.settings ?? {};
+		const settingsManager = app.SettingsManager.inMemory({
+			cacheWarming: "off",
+			enableInstallTelemetry: false,
+			steeringMode: settings.steering_mode ?? "one-at-a-time",
+			followUpMode: settings.follow_up_mode ?? "one-at-a-time",
+		});
+		const loaderOptions = {
+			cwd,
+			agentDir,
+			settingsManager,
+			extensionFactories: inlineExtensions(scenario, trace),
+			noExtensions: true,
+			noSkills: true,
+			noPromptTemplates: true,
+			noThemes: true,
+			noContextFiles: true,
+		};
+		if (scenario.system_prompt !== undefined) loaderOptions.systemPrompt = scenario.system_prompt;
+		const resourceLoader = new app.DefaultResourceLoader(loaderOptions);
+		await resourceLoader.reload();
+
+		const tools = agentTools(scenario);
+		const { session } = await app.createAgentSession({
+			cwd,
+			agentDir,
+			model: faux.getModel(),
+			thinkingLevel: "off",
+			modelRuntime,
+			resourceLoader,
+			settingsManager,
+			sessionManager: app.SessionManager.inMemory(cwd),
+			tools: tools.map((tool) => tool.name),
+			customTools: tools,
+		});
+		session.agent.toolExecution = settings.tool_execution ?? "parallel";
+
+		const ui = scenario.ui ?? {};
+		await session.bindExtensions({
+			...(ui.has_ui ? { uiContext: scriptedUI(ui.confirm === true) } : {}),
+			onError: (error) => {
+				trace.write("error", "extension_error", [
+					["extension", extensionName(error.extensionPath)],
+					["event", error.event],
+					["error", error.error],
+				]);
+			},
+		});
+
+		const fire = makeTriggers(scenario, trace);
+		session.subscribe((event) => {
+			trace.write("session", event.type, (t) => eventFields(event, t, false), STREAM_TYPES.has(event.type));
+			void fire(event.type, async (trigger) => {
+				if (trigger.do === "steer") await session.steer(trigger.text);
+				else if (trigger.do === "follow_up") await session.followUp(trigger.text);
+				else void session.abort();
+			});
+		});
+
+		for (const text of prompts(scenario)) {
+			trace.write("driver", "prompt", [["text", text]]);
+			try {
+				await session.prompt(text);
+				trace.write("driver", "prompt_resolved");
+			} catch (error) {
+				trace.write("driver", "prompt_rejected", [["error", errorText(error)]]);
+			}
+		}
+		await session.waitForIdle();
+		trace.write("driver", "dispose");
+		session.dispose();
+	} finally {
+		rmSync(home, { recursive: true, force: true });
+	}
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Main
+
+const APP_PACKAGES = ["pi-agent-core", "pi-ai", "pi-coding-agent", "pi-schema"];
+
+async function main() {
+	const { packages, scenarioPath } = parseArgs(process.argv.slice(2));
+	const scenario = JSON.parse(readFileSync(scenarioPath, "utf8"));
+	const trace = new Trace();
+	const versions = {};
+	for (const name of APP_PACKAGES) {
+		const version = packageVersion(packages, name);
+		if (version) versions[`@earendil-works/${name}`] = version;
+	}
+	const coreVersion = versions["@earendil-works/pi-agent-core"];
+	if (!coreVersion) throw new Error(`@earendil-works/pi-agent-core is not installed in ${packages}`);
+	if (scenario.layer === "app" && !versions["@earendil-works/pi-coding-agent"]) {
+		throw new Error(
+			`layer app needs @earendil-works/pi-coding-agent, which is not installed for Pi ${coreVersion}` +
+				(coreVersion === "1.0.3"
+					? " (pi-coding-agent 1.0.3 cannot be installed: its dependency @earendil-works/chord@^1.0.3 was never published)"
+					: ""),
+		);
+	}
+	trace.write("meta", "scenario", [
+		["id", scenario.id],
+		["layer", scenario.layer],
+		["backend", `pi@${coreVersion}`],
+		["versions", versions],
+		["node", process.version],
+	]);
+	if (scenario.layer === "agent") {
+		await runAgentLayer(scenario, packages, trace);
+	} else if (scenario.layer === "app") {
+		await runAppLayer(scenario, packages, trace);
+	} else {
+		throw new Error(`unknown layer: ${scenario.layer}`);
+	}
+}
+
+main().then(
+	() => process.exit(0),
+	(error) => {
+		process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+		process.exit(1);
+	},
+);

@@ -1,0 +1,470 @@
+"""Traces (design.md §3, scenario-format.md "Trace"): the writer, the conformance projection and the diff.
+
+The writer works on events in Pi's JSON shape (camelCase keys, undefined fields absent), so the stand-in's pydantic
+events and the real runner's JavaScript objects go through the same field selection. Tool-call and entry ids become
+``call#N`` / ``entry#N`` labels when a line is written, reading its fields in order, so labels follow first
+appearance in the trace.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+__all__ = [
+    "STREAM_TYPES",
+    "Diff",
+    "Labels",
+    "TraceWriter",
+    "conform",
+    "dumps_jsonl",
+    "event_fields",
+    "first_difference",
+    "loads_jsonl",
+    "message_summary",
+    "project",
+    "render_diff",
+    "to_pi_json",
+]
+
+STREAM_TYPES = frozenset({"message_update", "tool_execution_update"})
+COMPARED_SOURCES = ("agent", "session", "ext", "model")
+#: The conformance projection keeps these keys, in this order (``toolCalls`` reduced to names; ``text`` only on
+#: toolResult and assistant message lines).
+PROJECTED_KEYS = (
+    "source", "type", "extension", "handler", "role", "stopReason", "toolName", "toolCallId", "isError",
+    "turnIndex", "outcome", "continue", "aborted", "toolCalls", "text",
+)  # fmt: skip
+LOOSE_KEYS = ("source", "type", "role", "stopReason", "toolName", "isError")
+MESSAGE_TYPES = frozenset({"message_start", "message_end"})
+
+
+def to_pi_json(value: Any) -> Any:
+    """``value`` as Pi's JSON would have it: records by their camelCase aliases, undefined (None) fields left out."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if isinstance(value, Mapping):
+        return {str(k): to_pi_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_pi_json(v) for v in value]
+    return value
+
+
+class Labels:
+    """Stable labels for volatile ids, numbered per kind by first appearance."""
+
+    def __init__(self) -> None:
+        self._calls: dict[str, str] = {}
+        self._entries: dict[str, str] = {}
+
+    def call(self, raw: Any) -> Any:
+        return _label(self._calls, "call", raw)
+
+    def entry(self, raw: Any) -> Any:
+        return _label(self._entries, "entry", raw)
+
+
+def _label(table: dict[str, str], kind: str, raw: Any) -> Any:
+    if raw is None:
+        return None
+    key = str(raw)
+    if key not in table:
+        table[key] = f"{kind}#{len(table) + 1}"
+    return table[key]
+
+
+def _defined(pairs: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+    return {key: value for key, value in pairs if value is not None}
+
+
+def blocks_text(content: Any) -> str | None:
+    """Text blocks joined with no separator; a string content as is; ``None`` when there is no text block."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    texts = [block.get("text") for block in content if isinstance(block, Mapping) and block.get("type") == "text"]
+    return "".join(t for t in texts if isinstance(t, str)) if texts else None
+
+
+def _tool_calls(message: Mapping[str, Any], labels: Labels) -> list[dict[str, Any]] | None:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return None
+    calls = [b for b in content if isinstance(b, Mapping) and b.get("type") == "toolCall"]
+    if not calls:
+        return None
+    return [_defined([("id", labels.call(c.get("id"))), ("name", c.get("name")), ("args", c.get("arguments"))])
+            for c in calls]  # fmt: skip
+
+
+def message_summary(message: Any, labels: Labels, *, end: bool) -> dict[str, Any]:
+    """The message summary of scenario-format.md (``end``: the ``message_end`` variant)."""
+    if not isinstance(message, Mapping):
+        return {}
+    role = message.get("role")
+    content = message.get("content")
+    match role:
+        case "user":
+            pairs = [("role", role), ("text", blocks_text(content))]
+        case "custom":
+            pairs = [("role", role), ("customType", message.get("customType")), ("text", blocks_text(content))]
+        case "assistant" if not end:
+            pairs = [("role", role), ("stopReason", message.get("stopReason"))]
+        case "assistant":
+            pairs = [
+                ("role", role),
+                ("stopReason", message.get("stopReason")),
+                ("text", blocks_text(content)),
+                ("toolCalls", _tool_calls(message, labels)),
+                ("errorMessage", message.get("errorMessage")),
+            ]
+        case "toolResult":
+            pairs = [
+                ("role", role),
+                ("toolCallId", labels.call(message.get("toolCallId"))),
+                ("toolName", message.get("toolName")),
+                ("isError", message.get("isError")),
+                ("text", blocks_text(content)),
+            ]
+        case _:
+            pairs = [("role", role)]
+    return _defined(pairs)
+
+
+def _roles(messages: Any) -> list[Any] | None:
+    if not isinstance(messages, list):
+        return None
+    return [m.get("role") if isinstance(m, Mapping) else None for m in messages]
+
+
+def _tool_results(results: Any, labels: Labels) -> list[dict[str, Any]] | None:
+    if not isinstance(results, list):
+        return None
+    return [_defined([("toolCallId", labels.call(r.get("toolCallId"))), ("isError", r.get("isError"))])
+            for r in results]  # fmt: skip
+
+
+def event_fields(event: Mapping[str, Any], labels: Labels, *, ext: bool) -> dict[str, Any]:
+    """The fields scenario-format.md keeps for ``event`` (Pi JSON); ``ext`` adds the extension-only fields."""
+    get = event.get
+    match get("type"):
+        case "agent_end":
+            pairs = [("messages", _roles(get("messages")))]
+        case "turn_start":
+            pairs = [("turnIndex", get("turnIndex"))] if ext else []
+        case "turn_end" if ext:
+            pairs = [
+                ("turnIndex", get("turnIndex")),
+                ("toolResults", _tool_results(get("toolResults"), labels)),
+                ("outcome", get("outcome")),
+                ("continue", get("continue")),
+            ]
+        case "turn_end":
+            pairs = [("toolResults", _tool_results(get("toolResults"), labels))]
+        case "message_start":
+            return message_summary(get("message"), labels, end=False)
+        case "message_end":
+            return message_summary(get("message"), labels, end=True)
+        case "message_update":
+            message = get("message")
+            pairs = [("role", message.get("role") if isinstance(message, Mapping) else None)]
+        case "tool_execution_start":
+            pairs = [
+                ("toolName", get("toolName")),
+                ("toolCallId", labels.call(get("toolCallId"))),
+                ("args", get("args")),
+            ]
+        case "tool_execution_update":
+            pairs = [("toolName", get("toolName")), ("toolCallId", labels.call(get("toolCallId")))]
+        case "tool_execution_end":
+            result = get("result")
+            result = result if isinstance(result, Mapping) else {}
+            pairs = [
+                ("toolName", get("toolName")),
+                ("toolCallId", labels.call(get("toolCallId"))),
+                ("isError", get("isError")),
+                ("text", blocks_text(result.get("content"))),
+                ("details", result.get("details")),
+            ]
+        case "agent_before_settle":
+            pairs = [("outcome", get("outcome")), ("continue", get("continue"))] if ext else []
+        case "agent_settled":
+            pairs = [("aborted", get("aborted"))]
+        case "queue_update":
+            pairs = [("steering", get("steering")), ("followUp", get("followUp"))]
+        case "entry_appended":
+            entry = get("entry")
+            entry = entry if isinstance(entry, Mapping) else {}
+            pairs = [
+                ("entryType", entry.get("type")),
+                ("entryId", labels.entry(entry.get("id"))),
+                ("customType", entry.get("customType")),
+            ]
+        case "input":
+            pairs = [
+                ("text", get("text")),
+                ("inputSource", get("source")),
+                ("streamingBehavior", get("streamingBehavior")),
+            ]
+        case "before_agent_start":
+            pairs = [("messageType", get("messageType")), ("prompt", get("prompt"))]
+        case "context" | "context_with_system":
+            pairs = [("messages", _roles(get("messages")))]
+        case "tool_call":
+            pairs = [
+                ("toolName", get("toolName")),
+                ("toolCallId", labels.call(get("toolCallId"))),
+                ("input", get("input")),
+            ]
+        case "tool_result":
+            pairs = [
+                ("toolName", get("toolName")),
+                ("toolCallId", labels.call(get("toolCallId"))),
+                ("isError", get("isError")),
+                ("text", blocks_text(get("content"))),
+            ]
+        case "session_start" | "session_shutdown" | "resources_discover":
+            pairs = [("reason", get("reason"))]
+        case "ui_prompt_start" | "ui_prompt_end":
+            pairs = [("kind", get("kind")), ("title", get("title"))]
+        case _:
+            pairs = []
+    return _defined(pairs)
+
+
+def model_message(message: Mapping[str, Any], labels: Labels) -> dict[str, Any]:
+    """One message of a ``model`` line: what the model received."""
+    role = message.get("role")
+    match role:
+        case "user":
+            return _defined([("role", role), ("text", blocks_text(message.get("content")))])
+        case "assistant":
+            return _defined(
+                [
+                    ("role", role),
+                    ("text", blocks_text(message.get("content"))),
+                    ("toolCalls", _tool_calls(message, labels)),
+                ]
+            )
+        case "toolResult":
+            return _defined(
+                [
+                    ("role", role),
+                    ("toolCallId", labels.call(message.get("toolCallId"))),
+                    ("isError", message.get("isError")),
+                    ("text", blocks_text(message.get("content"))),
+                ]
+            )
+        case _:
+            return {"role": role}
+
+
+def declared_tools(messages: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Tool names declared to the model: the system messages' ``toolsAdded``/``toolsRemoved`` folded in order."""
+    tools: dict[str, None] = {}
+    for message in messages:
+        if message.get("role") != "system":
+            continue
+        for tool in message.get("toolsRemoved") or ():
+            tools.pop(tool.get("name"), None)
+        for tool in message.get("toolsAdded") or ():
+            tools[tool.get("name")] = None
+    return list(tools)
+
+
+_UNSET: Any = object()
+Fields = Mapping[str, Any] | Callable[[Labels], Mapping[str, Any]]
+
+
+class TraceWriter:
+    """Collects trace lines: ``seq``, ``source``, ``type``, the stream flag, then the fields (None = undefined)."""
+
+    def __init__(self) -> None:
+        self.lines: list[dict[str, Any]] = []
+        self.labels = Labels()
+
+    def write(self, source: str, type_: str, fields: Fields | None = None, *, stream: bool = False) -> dict[str, Any]:
+        line: dict[str, Any] = {"seq": len(self.lines) + 1, "source": source, "type": type_}
+        if stream:
+            line["stream"] = True
+        resolved = fields(self.labels) if callable(fields) else (fields or {})
+        line.update((k, v) for k, v in resolved.items() if v is not None)
+        self.lines.append(line)
+        return line
+
+    def event(self, source: str, event: Any) -> dict[str, Any]:
+        """An ``agent`` or ``session`` line for one event received by the public listener."""
+        data = to_pi_json(event)
+        type_ = data["type"]
+        return self.write(
+            source, type_, lambda labels: event_fields(data, labels, ext=False), stream=type_ in STREAM_TYPES
+        )
+
+    def ext(
+        self,
+        extension: str,
+        handler: str | None,
+        entry_snapshot: Mapping[str, Any],
+        *,
+        result: Any = _UNSET,
+        error: str | None = None,
+    ) -> dict[str, Any]:
+        """An ``ext`` line, written when the handler returned (``result``) or threw (``error``).
+
+        ``entry_snapshot`` is the event as the handler saw it on entry (see ``snapshot``).
+        """
+        type_ = entry_snapshot["type"]
+
+        def fields(labels: Labels) -> dict[str, Any]:
+            out: dict[str, Any] = {"extension": extension, "handler": handler}
+            out.update(event_fields(entry_snapshot, labels, ext=True))
+            if error is not None:
+                out["error"] = error
+            elif result is not _UNSET and result is not None:
+                out["result"] = _result_json(result, labels)
+            return out
+
+        return self.write("ext", type_, fields, stream=type_ in STREAM_TYPES)
+
+    def model_request(self, n: int, messages: Sequence[Any], tools: Sequence[str] | None, *, exhausted: bool) -> None:
+        """A ``model`` line: one provider request, written before any event of its reply."""
+        data = [to_pi_json(m) for m in messages]
+        names = list(tools) if tools is not None else declared_tools(data)
+        self.write(
+            "model",
+            "request",
+            lambda labels: {
+                "n": n,
+                "messages": [model_message(m, labels) for m in data],
+                "tools": names,
+                "exhausted": True if exhausted else None,
+            },
+        )
+
+
+def snapshot(event: Any) -> dict[str, Any]:
+    """A deep copy of ``event`` in Pi JSON, so later mutation (by this or another handler) cannot change it."""
+    return copy.deepcopy(to_pi_json(event))
+
+
+def _result_json(result: Any, labels: Labels) -> Any:
+    data = to_pi_json(result)
+    if isinstance(data, dict) and isinstance(data.get("message"), Mapping):
+        data = {**data, "message": message_summary(data["message"], labels, end=True)}
+    return data
+
+
+# --- JSONL -----------------------------------------------------------------------------------------------------------
+
+
+def dumps_jsonl(lines: Iterable[Mapping[str, Any]]) -> str:
+    return "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines)
+
+
+def loads_jsonl(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+# --- conformance -----------------------------------------------------------------------------------------------------
+
+
+def _project_line(line: Mapping[str, Any], loose: bool) -> dict[str, Any]:
+    if loose:
+        return {key: line[key] for key in LOOSE_KEYS if key in line}
+    out: dict[str, Any] = {}
+    for key in PROJECTED_KEYS:
+        if key not in line:
+            continue
+        if key == "text" and not (
+            line.get("type") in MESSAGE_TYPES and line.get("role") in ("toolResult", "assistant")
+        ):
+            continue
+        value = line[key]
+        if key == "toolCalls" and isinstance(value, list):
+            value = [call.get("name") if isinstance(call, Mapping) else call for call in value]
+        out[key] = value
+    return out
+
+
+@dataclass(frozen=True)
+class Projected:
+    """One projected line and the ``seq`` of the line it came from."""
+
+    seq: Any
+    line: dict[str, Any]
+
+
+def project_with_seq(lines: Iterable[Mapping[str, Any]], loose: bool = False) -> list[Projected]:
+    return [
+        Projected(line.get("seq"), _project_line(line, loose))
+        for line in lines
+        if not line.get("stream") and line.get("source") in COMPARED_SOURCES
+    ]
+
+
+def project(lines: Iterable[Mapping[str, Any]], loose: bool = False) -> list[dict[str, Any]]:
+    """The conformance projection of a trace (scenario-format.md "Conformance")."""
+    return [p.line for p in project_with_seq(lines, loose)]
+
+
+@dataclass(frozen=True)
+class Diff:
+    """The first projected line where two traces differ (``None`` on a side that ended first)."""
+
+    index: int
+    left_name: str
+    right_name: str
+    left: Projected | None
+    right: Projected | None
+    context: tuple[Projected, ...]
+
+    def render(self) -> str:
+        return render_diff(self)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+def first_difference(
+    a: Sequence[Mapping[str, Any]],
+    b: Sequence[Mapping[str, Any]],
+    *,
+    loose: bool = False,
+    names: tuple[str, str] = ("a", "b"),
+    context: int = 3,
+) -> Diff | None:
+    """The first differing projected line of two traces, or ``None`` when they conform."""
+    left, right = project_with_seq(a, loose), project_with_seq(b, loose)
+    for index in range(max(len(left), len(right))):
+        lhs = left[index] if index < len(left) else None
+        rhs = right[index] if index < len(right) else None
+        if lhs is None or rhs is None or lhs.line != rhs.line:
+            before = tuple(left[max(0, index - context) : index])
+            return Diff(index + 1, names[0], names[1], lhs, rhs, before)
+    return None
+
+
+def conform(a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]], *, loose: bool = False) -> Diff | None:
+    """``None`` when the traces conform, else their first difference."""
+    return first_difference(a, b, loose=loose)
+
+
+def _show(p: Projected | None) -> str:
+    return "(end of trace)" if p is None else json.dumps(p.line, ensure_ascii=False, separators=(",", ":"))
+
+
+def render_diff(diff: Diff) -> str:
+    """A readable report: the agreed lines just before, then both versions of the first differing line."""
+    width = max(len(diff.left_name), len(diff.right_name))
+    where = [f"{name} seq {p.seq}" for name, p in ((diff.left_name, diff.left), (diff.right_name, diff.right)) if p]
+    out = [f"first difference at projected line {diff.index}" + (f" ({', '.join(where)})" if where else "") + ":"]
+    out += [f"  {'':{width}}   {_show(p)}" for p in diff.context]
+    out.append(f"- {diff.left_name:{width}} : {_show(diff.left)}")
+    out.append(f"+ {diff.right_name:{width}} : {_show(diff.right)}")
+    return "\n".join(out)

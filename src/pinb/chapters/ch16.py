@@ -14,7 +14,8 @@ NUMBER = "16"
 TITLE = "Events and the Extension Lifecycle"
 NOTEBOOK = "notebooks/16-chapter.ipynb"
 TEXT_FILE = "brief-pi-16-chapter.txt"
-TEXT_FINGERPRINT = "3b0ad6a5fe33ed3cec8a44a3b1c7f9dd88bcb2bf7e0de81dbfb7bad93f4ed0d0"
+# pinb.kit.fingerprint of the excerpt (the brief's section 2, up to its end-of-excerpt marker).
+TEXT_FINGERPRINT = "689394f377dc3e28e939e068bf6ee66f25e170a4e6217a9282c0d8ad38d9ce05"
 
 _C = ClaimSpec
 

@@ -1,0 +1,175 @@
+"""``pinb scenario run|diff|conform``, ``pinb reference install|refresh`` and ``pinb drift`` (design.md §6).
+
+Exit codes: 0 ok (traces conform), 1 a finding (traces differ), 2 an error (one line on stderr; nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pinb.errors import UsageError
+from pinb.scenario.corpus import DEFAULT_PI_VERSION, corpus_dir
+from pinb.scenario.model import load_scenario
+from pinb.scenario.trace import dumps_jsonl, first_difference, loads_jsonl
+
+
+def add_commands(subparsers: Any) -> None:
+    scenario = subparsers.add_parser("scenario", help="run declarative scenarios on the stand-in or on real Pi")
+    verbs = scenario.add_subparsers(dest="scenario_command", metavar="VERB", parser_class=type(scenario))
+
+    run = verbs.add_parser("run", help="run one scenario and write its trace (JSONL)")
+    run.add_argument("file", type=Path, help="scenario JSON file")
+    run.add_argument("--backend", choices=("standin", "pi"), required=True)
+    run.add_argument("--pi-version", metavar="V", help=f"Pi version for --backend pi (default {DEFAULT_PI_VERSION})")
+    run.add_argument("-o", "--output", type=Path, metavar="TRACE", help="write the trace here (default: stdout)")
+    run.set_defaults(run=cmd_run)
+
+    diff = verbs.add_parser("diff", help="run on both backends; exit 1 with the first difference")
+    diff.add_argument("file", type=Path)
+    diff.add_argument("--pi-version", default=DEFAULT_PI_VERSION, metavar="V")
+    diff.add_argument("--loose", action="store_true", help="compare the loose projection")
+    diff.set_defaults(run=cmd_diff)
+
+    conform = verbs.add_parser("conform", help="compare the stand-in with the recorded real-Pi traces (offline)")
+    conform.add_argument("--pi-version", default=DEFAULT_PI_VERSION, metavar="V")
+    conform.add_argument("--loose", action="store_true")
+    conform.add_argument("--corpus", type=Path, help="scenarios folder (default: the repository's scenarios/)")
+    conform.set_defaults(run=cmd_conform)
+    scenario.set_defaults(run=_help(scenario))
+
+    reference = subparsers.add_parser("reference", help="the real-Pi reference packages and recorded traces")
+    ref_verbs = reference.add_subparsers(dest="reference_command", metavar="VERB", parser_class=type(reference))
+    install = ref_verbs.add_parser("install", help="install one Pi package set (and Node 22 if needed)")
+    install.add_argument("--pi-version", default=DEFAULT_PI_VERSION, metavar="V")
+    install.set_defaults(run=cmd_reference_install)
+    refresh = ref_verbs.add_parser("refresh", help="re-record the corpus traces on real Pi (or --check them)")
+    refresh.add_argument("--check", action="store_true", help="only check that the recorded traces are current")
+    refresh.set_defaults(run=cmd_reference_refresh)
+    reference.set_defaults(run=_help(reference))
+
+    drift = subparsers.add_parser("drift", help="what changed between two Pi versions on the agent-layer corpus")
+    drift.add_argument("--from", dest="from_version", default="1.0.3", metavar="V")
+    drift.add_argument("--to", dest="to_version", default=DEFAULT_PI_VERSION, metavar="V")
+    drift.add_argument("--recorded", action="store_true", help="use the recorded traces instead of running Node")
+    drift.add_argument("--corpus", type=Path)
+    drift.set_defaults(run=cmd_drift)
+
+
+def _help(parser: argparse.ArgumentParser) -> Any:
+    def show(_args: argparse.Namespace) -> int:
+        parser.print_help(sys.stderr)
+        return 2
+
+    return show
+
+
+# --- helpers -----------------------------------------------------------------------------------------------------
+
+
+def _reference() -> Any:
+    try:
+        from pinb.scenario import reference
+    except ImportError as exc:
+        raise UsageError(f"the real-Pi backend is not available in this pinb ({exc})") from None
+    return reference
+
+
+def check_version(version: str) -> str:
+    supported = tuple(getattr(_reference(), "SUPPORTED_VERSIONS", ()))
+    if version not in supported:
+        raise UsageError(f"unknown Pi version {version!r}: supported are {', '.join(supported) or 'none'}")
+    return version
+
+
+def run_standin_lines(path: Path) -> list[dict[str, Any]]:
+    scenario = load_scenario(path)
+    from pinb.scenario.standin import run_on_standin
+
+    return run_on_standin(scenario)
+
+
+def run_pi_lines(path: Path, version: str) -> list[dict[str, Any]]:
+    load_scenario(path)  # a bad scenario is reported here, not as a Node error
+    return loads_jsonl(_reference().run_on_pi(path, check_version(version)))
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder, so a failure leaves nothing."""
+    path = path.resolve()
+    if not path.parent.is_dir():
+        raise UsageError(f"cannot write {path}: folder {path.parent} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# --- commands ------------------------------------------------------------------------------------------------------
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    version = args.pi_version or DEFAULT_PI_VERSION
+    if args.backend == "pi" or args.pi_version is not None:
+        check_version(version)
+    lines = run_standin_lines(args.file) if args.backend == "standin" else run_pi_lines(args.file, version)
+    text = dumps_jsonl(lines)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        write_atomically(args.output, text)
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    check_version(args.pi_version)
+    standin = run_standin_lines(args.file)
+    pi = run_pi_lines(args.file, args.pi_version)
+    diff = first_difference(standin, pi, loose=args.loose, names=("standin", f"pi@{args.pi_version}"))
+    if diff is None:
+        print(f"conforms: {len([1 for line in standin if line.get('source') in ('agent', 'session', 'ext', 'model')])}"
+              f" compared lines agree")  # fmt: skip
+        return 0
+    print(diff.render())
+    return 1
+
+
+def cmd_conform(args: argparse.Namespace) -> int:
+    from pinb.scenario.conformance import compare_corpus, render_table
+
+    folder = args.corpus or corpus_dir()
+    results = compare_corpus(args.pi_version, folder=folder, loose=args.loose)
+    print(render_table(results, args.pi_version))
+    return 1 if any(r.status == "differs" for r in results) else 0
+
+
+def cmd_reference_install(args: argparse.Namespace) -> int:
+    reference = _reference()
+    check_version(args.pi_version)
+    reference.install(args.pi_version, progress=lambda message: print(message, file=sys.stderr, flush=True))
+    return 0
+
+
+def cmd_reference_refresh(args: argparse.Namespace) -> int:
+    result = _reference().refresh(check=args.check)
+    return int(result) if isinstance(result, int) else 0
+
+
+def cmd_drift(args: argparse.Namespace) -> int:
+    from pinb.scenario.drift import drift, render_drift
+
+    if not args.recorded:
+        check_version(args.from_version)
+        check_version(args.to_version)
+    folder = args.corpus or corpus_dir()
+    results = drift(args.from_version, args.to_version, folder=folder, recorded=args.recorded)
+    print(render_drift(results, args.from_version, args.to_version))
+    return 1 if any(r.status == "differs" for r in results) else 0

@@ -1,0 +1,103 @@
+"""What a run ran on: interpreter, platform, package versions, the git state, and for `pi@…` runs Node and Pi."""
+
+from __future__ import annotations
+
+import importlib
+import platform
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+from pinb import __version__
+from pinb.kit.record import Environment
+
+_PACKAGES = ("papermill", "nbclient", "ipykernel", "pydantic", "nbformat")
+
+
+def package_version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def git_state(root: Path) -> tuple[str | None, bool | None]:
+    """(commit, dirty) of the work tree at `root`; (None, None) outside git or without git."""
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=20, check=False
+        )
+        if commit.returncode != 0:
+            return None, None
+        status = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=normal"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None, None
+    dirty = bool(status.stdout.strip()) if status.returncode == 0 else None
+    return commit.stdout.strip() or None, dirty
+
+
+def pi_environment(version: str) -> tuple[str | None, dict[str, str], tuple[str, ...]]:
+    """(node version, resolved `@earendil-works/*` versions, notes) from the reference bridge, if it is there.
+
+    The bridge lives in `pinb.scenario`, which the kit does not depend on; it is asked lazily and its absence is
+    recorded as a note rather than guessed around.
+    """
+    try:
+        reference = importlib.import_module("pinb.scenario.reference")
+    except ImportError:
+        return None, {}, ("the reference bridge (pinb.scenario.reference) is not available",)
+    notes: list[str] = []
+    node = None
+    packages: dict[str, str] = {}
+    try:
+        node = str(reference.node_version())
+    except Exception as exc:  # the bridge's own failure is a fact about this run, not a kit crash
+        notes.append(f"node version unknown: {exc}")
+    try:
+        packages = {str(k): str(v) for k, v in dict(reference.resolved_versions(version)).items()}
+    except Exception as exc:
+        notes.append(f"Pi package versions unknown: {exc}")
+    return node, packages, tuple(notes)
+
+
+def kernel_command(kernel_name: str) -> tuple[str, ...]:
+    """The kernel's argv as it will be launched (jupyter_client swaps a bare `python` for this interpreter)."""
+    try:
+        from jupyter_client.kernelspec import KernelSpecManager
+    except ImportError:
+        return ()
+    try:
+        argv = list(KernelSpecManager().get_kernel_spec(kernel_name).argv)
+    except Exception:
+        return ()
+    if argv and argv[0] in {"python", f"python{sys.version_info[0]}", "python{}.{}".format(*sys.version_info[:2])}:
+        argv[0] = sys.executable
+    return tuple(a for a in argv if "{connection_file}" not in a and a != "-f")
+
+
+def collect(root: Path, backend: str, kernel_name: str) -> Environment:
+    commit, dirty = git_state(root)
+    node = None
+    packages: dict[str, str] = {}
+    notes: tuple[str, ...] = ()
+    if backend.startswith("pi@"):
+        node, packages, notes = pi_environment(backend.split("@", 1)[1])
+    return Environment(
+        python=platform.python_version(),
+        platform=platform.platform(),
+        pinb=__version__,
+        kernel=kernel_command(kernel_name),
+        git_commit=commit,
+        git_dirty=dirty,
+        node=node,
+        pi_packages=packages,
+        notes=notes,
+        **{name: package_version(name) for name in _PACKAGES},
+    )

@@ -1,0 +1,234 @@
+"""Execute one chapter notebook headlessly with papermill and record the run.
+
+The only module that imports papermill and nbclient. `execute_run` reads as its steps: inspect the notebook
+(before anything is written), reserve a run folder, execute with parameters injected into the `parameters` cell,
+always keep the executed notebook (failure, timeout, dead kernel, Ctrl-C alike), read the claim outcomes back
+from its outputs, and commit the run record next to it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import papermill
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from papermill.exceptions import PapermillExecutionError
+from papermill.inspection import _infer_parameters
+from pydantic import ValidationError
+
+from pinb.errors import KitError
+from pinb.kit.claims import CLAIM_MIME, ClaimOutcome
+from pinb.kit.fingerprint import sha256_file
+from pinb.kit.record import EXECUTED_NOTEBOOK, Artifact, Environment, Inputs, NotebookRef, RunRecord, RunStatus, utc_now
+from pinb.kit.store import RunStore, StoredRun
+
+#: A notebook that declares this parameter gets a folder for its own artefacts (traces...), hashed into the record.
+ARTIFACTS_PARAMETER = "artifacts_dir"
+ARTIFACTS_DIR = "artifacts"
+_ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class ExecutionRequest:
+    """Everything one execution needs; built by `pinb verify` (or a test) and handed to `execute_run`."""
+
+    chapter: str
+    #: Absolute path of the source notebook, and the same relative to the project root for the record.
+    notebook: Path
+    notebook_ref: str
+    parameters: dict[str, Any]
+    backend: str
+    inputs: Inputs
+    command: str
+    environment: Environment
+    kernel_name: str = "python3"
+    cell_timeout: float | None = 600.0
+    timeout: float | None = 1800.0
+    #: Claim ids the chapter registers; outcomes for other ids are kept and warned about.
+    known_claims: frozenset[str] = field(default_factory=frozenset)
+
+
+@dataclass(frozen=True)
+class NotebookInfo:
+    sha256: str
+    parameter_names: tuple[str, ...]
+
+
+def inspect_notebook(path: Path) -> NotebookInfo:
+    """Read a notebook and the names its `parameters` cell declares; one-line `KitError` if it cannot be used."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise KitError(f"cannot read notebook {path}: {exc.strerror or exc}") from None
+    try:
+        nb = nbformat.reads(data.decode("utf-8"), as_version=4)
+    except Exception as exc:
+        raise KitError(f"{path.name} is not a readable notebook: {_one_line(exc)}") from None
+    cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    if not cells:
+        raise KitError(f"{path.name} has no cell tagged 'parameters'; tag the cell that sets backend = ...")
+    try:
+        names = tuple(p.name for p in _infer_parameters(nb))
+    except Exception:
+        names = ()
+    if not names:  # papermill's inspector gives up on annotations it cannot parse; fall back to plain assignments
+        names = tuple(dict.fromkeys(_ASSIGNMENT.findall(cells[0].source)))
+    return NotebookInfo(sha256=hashlib.sha256(data).hexdigest(), parameter_names=names)
+
+
+def check_parameters(path: Path, info: NotebookInfo, parameters: dict[str, Any]) -> None:
+    unknown = [name for name in parameters if name not in info.parameter_names]
+    if unknown:
+        declared = ", ".join(info.parameter_names) or "none"
+        raise KitError(f"{path.name} has no parameter {unknown[0]!r} (its parameters cell declares: {declared})")
+
+
+def execute_run(request: ExecutionRequest, store: RunStore) -> StoredRun:
+    info = inspect_notebook(request.notebook)
+    parameters = dict(request.parameters)
+    check_parameters(request.notebook, info, parameters)
+    if info.sha256 != request.inputs.notebook_sha256:
+        raise KitError(f"{request.notebook.name} changed while pinb was preparing its run; run verify again")
+
+    pending = store.begin(request.chapter)
+    try:
+        output = pending.path / EXECUTED_NOTEBOOK
+        injected = dict(parameters)
+        if ARTIFACTS_PARAMETER in info.parameter_names:
+            (pending.path / ARTIFACTS_DIR).mkdir()
+            injected[ARTIFACTS_PARAMETER] = str(pending.path / ARTIFACTS_DIR)
+            parameters[ARTIFACTS_PARAMETER] = ARTIFACTS_DIR
+        started_at = utc_now()
+        status, failure = _execute(request, injected, output)
+        finished_at = utc_now()
+        if not output.exists():  # the kernel never started: keep the parameterised source as the artefact
+            _write_source_copy(request.notebook, output)
+        claims, warnings = collect_outcomes(output, request.backend, request.known_claims)
+        record = RunRecord(
+            run_id=pending.run_id,
+            chapter=request.chapter,
+            notebook=NotebookRef(path=request.notebook_ref, sha256=info.sha256),
+            parameters=parameters,
+            backend=request.backend,
+            command=request.command,
+            started_at=started_at,
+            finished_at=finished_at,
+            status=status,
+            failure=failure,
+            environment=request.environment,
+            claims=claims,
+            artifacts=_artifacts(pending.path),
+            inputs=request.inputs,
+            warnings=warnings,
+        )
+        return pending.commit(record)
+    except BaseException:
+        pending.abandon()
+        raise
+
+
+def _execute(request: ExecutionRequest, parameters: dict[str, Any], output: Path) -> tuple[RunStatus, str | None]:
+    began = time.monotonic()
+
+    def cell_timeout(_cell: Any) -> float | None:
+        # nbclient asks per cell; the notebook's deadline caps each cell at the time left
+        limits = [request.cell_timeout] if request.cell_timeout else []
+        if request.timeout:
+            limits.append(max(request.timeout - (time.monotonic() - began), 0.05))
+        return min(limits) if limits else None
+
+    try:
+        papermill.execute_notebook(
+            str(request.notebook),
+            str(output),
+            parameters=parameters,
+            kernel_name=request.kernel_name,
+            progress_bar=False,
+            log_output=False,
+            cwd=str(request.notebook.parent),
+            timeout_func=cell_timeout,
+        )
+    except PapermillExecutionError as exc:
+        return "failed", f"cell {exc.exec_count} raised {exc.ename}: {_first_line(exc.evalue)}"
+    except CellTimeoutError:
+        elapsed = time.monotonic() - began
+        if request.timeout and elapsed >= request.timeout - 0.5:
+            return "failed", f"the notebook timed out after {request.timeout:g} s"
+        return "failed", f"a cell ran longer than {request.cell_timeout:g} s"
+    except DeadKernelError as exc:
+        return "failed", f"the kernel died: {_one_line(exc)}"
+    except KeyboardInterrupt:
+        return "interrupted", "interrupted (Ctrl-C)"
+    except Exception as exc:  # the kit could not run it: no such kernel, kernel start timeout, unwritable output
+        return "error", f"{type(exc).__name__}: {_one_line(exc)}"
+    return "completed", None
+
+
+def collect_outcomes(
+    executed: Path, backend: str, known_claims: frozenset[str]
+) -> tuple[tuple[ClaimOutcome, ...], tuple[str, ...]]:
+    """Read every pinb claim output of an executed notebook, in order."""
+    warnings: list[str] = []
+    try:
+        nb = nbformat.read(str(executed), as_version=4)
+    except Exception as exc:
+        return (), (f"cannot read the executed notebook: {_one_line(exc)}",)
+    outcomes: list[ClaimOutcome] = []
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if CLAIM_MIME not in data:
+                continue
+            raw = data[CLAIM_MIME]
+            try:
+                outcome = ClaimOutcome.model_validate(json.loads(raw) if isinstance(raw, str) else raw)
+            except (ValidationError, ValueError) as exc:
+                warnings.append(f"cell {index}: malformed claim output ignored: {_one_line(exc)}")
+                continue
+            outcomes.append(_bind_backend(outcome, backend))
+            if known_claims and outcome.claim_id not in known_claims:
+                warnings.append(f"cell {index}: claim {outcome.claim_id} is not registered for this chapter")
+    return tuple(outcomes), tuple(warnings)
+
+
+def _bind_backend(outcome: ClaimOutcome, backend: str) -> ClaimOutcome:
+    if outcome.backend is None:
+        return outcome.model_copy(update={"backend": backend})
+    if outcome.backend != backend:
+        return ClaimOutcome(
+            claim_id=outcome.claim_id,
+            outcome="error",
+            evidence=f"the notebook reported backend {outcome.backend} but ran with {backend}",
+            detail=f"recorded {outcome.outcome}: {outcome.evidence}",
+            backend=backend,
+        )
+    return outcome
+
+
+def _artifacts(run_dir: Path) -> tuple[Artifact, ...]:
+    found = [Artifact(path=EXECUTED_NOTEBOOK, sha256=sha256_file(run_dir / EXECUTED_NOTEBOOK), kind="notebook")]
+    extra = run_dir / ARTIFACTS_DIR
+    if extra.is_dir():
+        for item in sorted(p for p in extra.rglob("*") if p.is_file()):
+            kind = "trace" if item.suffix == ".jsonl" else "file"
+            found.append(Artifact(path=item.relative_to(run_dir).as_posix(), sha256=sha256_file(item), kind=kind))
+    return tuple(found)
+
+
+def _write_source_copy(source: Path, output: Path) -> None:
+    output.write_bytes(source.read_bytes())
+
+
+def _first_line(text: str) -> str:
+    return (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:300] or type(exc).__name__

@@ -1,0 +1,143 @@
+"""The project the kit works on: a root folder, the chapters registered for it, and its run store.
+
+By default the chapters come from `pinb.chapters.registry.chapters()` and the root is the nearest folder above
+the working directory holding `pyproject.toml` or `.git`. Both can be replaced, which is how the kit's tests (and
+another book) bring their own chapters: pass a `Project` directly, or set `PINB_ROOT` to a folder and
+`PINB_REGISTRY` to `module:function` returning `{chapter_id: chapter}`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from pinb import PI_MODELLED_VERSION, __version__
+from pinb.errors import KitError
+from pinb.kit.claims import Claim, validate_chapter_id
+from pinb.kit.fingerprint import sha256_file
+from pinb.kit.record import Inputs
+from pinb.kit.store import RunStore
+
+
+class ChapterLike(Protocol):
+    """What the kit reads of a registered chapter (`pinb.chapters.registry.Chapter` has these fields)."""
+
+    id: str
+    number: str
+    title: str
+    notebook: str
+    text_fingerprint: str
+    claims: tuple[Claim, ...]
+
+
+def backend_name(family: str, pi_version: str | None) -> str:
+    if family == "standin":
+        return "standin"
+    if family == "pi":
+        return f"pi@{pi_version or PI_MODELLED_VERSION}"
+    raise KitError(f"unknown backend {family!r}: use standin or pi")
+
+
+def default_parameters(backend: str) -> dict[str, Any]:
+    """What `pinb verify` injects for a backend when no `-p` parameters are given."""
+    if backend == "standin":
+        return {"backend": "standin"}
+    return {"backend": "pi", "pi_version": backend.split("@", 1)[1]}
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path
+    chapters: Mapping[str, ChapterLike]
+    runs_dir: Path = field(default=Path())
+    kernel_name: str = "python3"
+    #: The Pi version `pi` runs default to and that counts as current for status.
+    pi_version: str = PI_MODELLED_VERSION
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "root", Path(self.root).resolve())
+        if self.runs_dir == Path():
+            object.__setattr__(self, "runs_dir", self.root / "runs")
+
+    @property
+    def store(self) -> RunStore:
+        return RunStore(self.runs_dir)
+
+    def chapter(self, chapter_id: str) -> ChapterLike:
+        try:
+            validate_chapter_id(chapter_id)
+        except Exception:
+            raise KitError(f"invalid chapter id {chapter_id!r}") from None
+        found = self.chapters.get(chapter_id)
+        if found is None:
+            known = ", ".join(sorted(self.chapters)) or "none"
+            raise KitError(f"unknown chapter {chapter_id!r} (known: {known})")
+        return found
+
+    def select(self, chapter_ids: tuple[str, ...] | list[str] | None) -> list[ChapterLike]:
+        if not chapter_ids:
+            return list(self.chapters.values())
+        return [self.chapter(chapter_id) for chapter_id in dict.fromkeys(chapter_ids)]
+
+    def notebook_path(self, chapter: ChapterLike) -> Path:
+        path = (self.root / chapter.notebook).resolve()
+        if not path.is_relative_to(self.root):
+            raise KitError(f"chapter {chapter.id}: notebook {chapter.notebook!r} is outside the project")
+        if not path.is_file():
+            raise KitError(f"chapter {chapter.id}: notebook {chapter.notebook} not found")
+        return path
+
+    def current_inputs(self, chapter: ChapterLike, backend: str, parameters: dict[str, Any] | None = None) -> Inputs:
+        return Inputs(
+            notebook_sha256=_notebook_hash(self.notebook_path(chapter)),
+            pinb_version=__version__,
+            text_fingerprint=chapter.text_fingerprint,
+            backend=backend,
+            parameters=default_parameters(backend) if parameters is None else parameters,
+        )
+
+
+_HASHES: dict[tuple[Path, int, int], str] = {}
+
+
+def _notebook_hash(path: Path) -> str:
+    info = path.stat()
+    key = (path, info.st_mtime_ns, info.st_size)
+    if key not in _HASHES:
+        _HASHES[key] = sha256_file(path)
+    return _HASHES[key]
+
+
+def find_root(start: Path | None = None) -> Path:
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "pyproject.toml").is_file() or (folder / ".git").exists():
+            return folder
+    return here
+
+
+def load_registry(spec: str | None = None) -> Mapping[str, ChapterLike]:
+    spec = spec or os.environ.get("PINB_REGISTRY")
+    if spec:
+        module_name, _, attr = spec.partition(":")
+        try:
+            function = getattr(importlib.import_module(module_name), attr or "chapters")
+        except (ImportError, AttributeError) as exc:
+            raise KitError(f"cannot load chapter registry {spec!r}: {exc}") from None
+        return function()
+    from pinb.chapters.registry import chapters
+
+    return chapters()
+
+
+def load_project(root: Path | str | None = None, registry: str | None = None) -> Project:
+    if root is None and os.environ.get("PINB_ROOT"):
+        root = os.environ["PINB_ROOT"]
+    resolved = Path(root) if root is not None else find_root()
+    if not resolved.is_dir():
+        raise KitError(f"project root {resolved} is not a folder")
+    return Project(root=resolved, chapters=load_registry(registry))

@@ -1,0 +1,243 @@
+"""The run store: `runs/<chapter-id>/<run-id>/` folders, written once and then only read.
+
+A run is prepared in a hidden temporary folder next to its final place (`runs/<chapter>/.tmp-<run-id>-<pid>/`)
+and renamed into place when its record is complete, so a reader (another `pinb` process) sees either no run or
+the whole run. Renaming a folder onto an existing non-empty one fails, so two processes can never share a run id.
+Files of a completed run are made read-only.
+
+Reading never fails on one bad entry: corrupt records, foreign files and stray temporary folders are reported
+by name as `StoreProblem`s and skipped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import stat
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from pinb.errors import KitError
+from pinb.kit.claims import CHAPTER_ID_RE, validate_chapter_id
+from pinb.kit.fingerprint import sha256_file
+from pinb.kit.record import RECORD_FILE, RUN_ID_RE, RunRecord
+
+TMP_PREFIX = ".tmp-"
+
+
+def validate_run_id(value: str) -> str:
+    if not isinstance(value, str) or not RUN_ID_RE.match(value):
+        raise KitError(f"invalid run id {value!r}: run ids look like 20261130T195500Z-3f9a1c")
+    return value
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    now = now or datetime.now(UTC)
+    return f"{now.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(3)}"
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    record: RunRecord
+    path: Path
+
+
+@dataclass(frozen=True)
+class StoreProblem:
+    path: Path
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.problem}"
+
+
+@dataclass
+class Listing:
+    runs: list[StoredRun] = field(default_factory=list)
+    problems: list[StoreProblem] = field(default_factory=list)
+
+
+class PendingRun:
+    """A run being written: a temporary folder that `commit()` turns into `runs/<chapter>/<run-id>/`."""
+
+    def __init__(self, store: RunStore, chapter: str, run_id: str, path: Path) -> None:
+        self.store = store
+        self.chapter = chapter
+        self.run_id = run_id
+        self.path = path
+
+    def commit(self, record: RunRecord) -> StoredRun:
+        if record.run_id != self.run_id or record.chapter != self.chapter:
+            raise KitError(f"record {record.run_id}/{record.chapter} does not belong to {self.chapter}/{self.run_id}")
+        _write_atomic(self.path / RECORD_FILE, record.model_dump_json(indent=2) + "\n")
+        final = self.store.chapter_dir(self.chapter) / self.run_id
+        for item in self.path.rglob("*"):
+            if item.is_file():
+                item.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+        try:
+            os.rename(self.path, final)
+        except OSError as exc:
+            raise KitError(f"cannot move run {self.run_id} into {final}: {exc.strerror or exc}") from None
+        return StoredRun(record=record, path=final)
+
+    def abandon(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+class RunStore:
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def chapter_dir(self, chapter: str) -> Path:
+        validate_chapter_id(chapter)
+        return self.root / chapter
+
+    def begin(self, chapter: str) -> PendingRun:
+        """Reserve a new run id and its temporary folder."""
+        folder = self.chapter_dir(chapter)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise KitError(f"cannot write the run store {self.root}: {exc.strerror or exc}") from None
+        if not folder.is_dir() or not os.access(folder, os.W_OK):
+            raise KitError(f"cannot write the run store {folder}: not a writable folder")
+        for _ in range(20):
+            run_id = new_run_id()
+            if (folder / run_id).exists():
+                continue
+            tmp = folder / f"{TMP_PREFIX}{run_id}-{os.getpid()}"
+            try:
+                tmp.mkdir()
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                raise KitError(f"cannot write the run store {folder}: {exc.strerror or exc}") from None
+            return PendingRun(self, chapter, run_id, tmp)
+        raise KitError(f"could not reserve a unique run id under {folder}")
+
+    # --- reading ---------------------------------------------------------------------------------------------
+
+    def list(self, chapter: str | None = None) -> Listing:
+        """Every readable run (oldest first), and the problems met on the way."""
+        listing = Listing()
+        if not self.root.exists():
+            return listing
+        if not self.root.is_dir():
+            listing.problems.append(StoreProblem(self.root, "not a folder"))
+            return listing
+        if chapter is not None:
+            folders = [self.chapter_dir(chapter)]
+        else:
+            folders = []
+            for entry in sorted(self.root.iterdir()):
+                if entry.name.startswith("."):
+                    continue
+                if entry.is_dir() and CHAPTER_ID_RE.match(entry.name):
+                    folders.append(entry)
+                else:
+                    listing.problems.append(StoreProblem(entry, "foreign entry (not a chapter folder); skipped"))
+        for folder in folders:
+            if not folder.is_dir():
+                continue
+            for entry in sorted(folder.iterdir()):
+                self._read_entry(folder.name, entry, listing)
+        listing.runs.sort(key=lambda run: (run.record.started_at, run.record.run_id))
+        return listing
+
+    def _read_entry(self, chapter: str, entry: Path, listing: Listing) -> None:
+        if entry.name.startswith(TMP_PREFIX):
+            if _owner_alive(entry.name):
+                return  # a run being written right now by a live process
+            listing.problems.append(StoreProblem(entry, "incomplete run (its writer stopped); skipped"))
+            return
+        if entry.name.startswith("."):
+            return
+        if not entry.is_dir() or not RUN_ID_RE.match(entry.name):
+            listing.problems.append(StoreProblem(entry, "foreign entry (not a run folder); skipped"))
+            return
+        record_path = entry / RECORD_FILE
+        try:
+            record = RunRecord.model_validate_json(record_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            listing.problems.append(StoreProblem(record_path, "missing run record; skipped"))
+            return
+        except (OSError, UnicodeDecodeError) as exc:
+            listing.problems.append(StoreProblem(record_path, f"unreadable: {exc}; skipped"))
+            return
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "record"
+            listing.problems.append(StoreProblem(record_path, f"corrupt run record ({where}: {first['msg']}); skipped"))
+            return
+        if record.run_id != entry.name or record.chapter != chapter:
+            listing.problems.append(
+                StoreProblem(record_path, f"record says {record.chapter}/{record.run_id}; does not match its folder")
+            )
+            return
+        listing.runs.append(StoredRun(record=record, path=entry))
+
+    def get(self, run_id: str) -> StoredRun:
+        validate_run_id(run_id)
+        listing = self.list()
+        for run in listing.runs:
+            if run.record.run_id == run_id:
+                return run
+        raise KitError(f"no readable run {run_id} in {self.root}")
+
+    def check(self) -> tuple[list[StoredRun], list[StoreProblem]]:
+        """Re-hash every artefact of every run; return the runs checked and every mismatch or problem."""
+        listing = self.list()
+        problems = list(listing.problems)
+        for run in listing.runs:
+            for artifact in run.record.artifacts:
+                target = (run.path / artifact.path).resolve()
+                if not target.is_relative_to(run.path.resolve()):
+                    problems.append(StoreProblem(run.path, f"artefact {artifact.path!r} points outside its run"))
+                    continue
+                try:
+                    actual = sha256_file(target)
+                except OSError:
+                    problems.append(StoreProblem(target, f"artefact of run {run.record.run_id} is missing"))
+                    continue
+                if actual != artifact.sha256:
+                    problems.append(
+                        StoreProblem(target, f"artefact of run {run.record.run_id} no longer matches its sha256")
+                    )
+        return listing.runs, problems
+
+
+def _owner_alive(name: str) -> bool:
+    pid_text = name.rsplit("-", 1)[-1]
+    if not pid_text.isdigit():
+        return False
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f"{TMP_PREFIX}{path.name}")
+    try:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise KitError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def write_json_atomic(path: Path, data: object) -> None:
+    _write_atomic(path, json.dumps(data, indent=2) + "\n")

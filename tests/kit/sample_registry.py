@@ -13,8 +13,15 @@ def _claims(chapter: str, runnable: tuple[str, ...], reported: tuple[tuple[str, 
         for n, claim_id in enumerate(runnable, start=1)
     ]
     claims += [
-        Claim(id=claim_id, chapter=chapter, quote=f"Reported: {claim_id}.", location="Sidebar", kind="reported",
-              reason=reason, backends=())
+        Claim(
+            id=claim_id,
+            chapter=chapter,
+            quote=f"Reported: {claim_id}.",
+            location="Sidebar",
+            kind="reported",
+            reason=reason,
+            backends=(),
+        )
         for claim_id, reason in reported
     ]
     return tuple(claims)
@@ -22,18 +29,35 @@ def _claims(chapter: str, runnable: tuple[str, ...], reported: tuple[tuple[str, 
 
 def chapters() -> dict[str, Chapter]:
     specs = [
-        ("kt-01-chapter", "01", "Claims that hold", "holds",
-         ("kt-01.math.adds", "kt-01.math.multiplies"),
-         (("kt-01.history.fork", "reported from a fork's change records; nothing here can run them"),)),
+        (
+            "kt-01-chapter",
+            "01",
+            "Claims that hold",
+            "holds",
+            ("kt-01.math.adds", "kt-01.math.multiplies"),
+            (("kt-01.history.fork", "reported from a fork's change records; nothing here can run them"),),
+        ),
         ("kt-02-chapter", "02", "A finding", "finding", ("kt-02.text.upper", "kt-02.text.words"), ()),
-        ("kt-03-chapter", "03", "A cell that raises", "raises",
-         ("kt-03.steps.first", "kt-03.steps.guarded", "kt-03.steps.after"), ()),
+        (
+            "kt-03-chapter",
+            "03",
+            "A cell that raises",
+            "raises",
+            ("kt-03.steps.first", "kt-03.steps.guarded", "kt-03.steps.after"),
+            (),
+        ),
         ("kt-04-chapter", "04", "A notebook too slow", "slow", ("kt-04.time.starts", "kt-04.time.finishes"), ()),
         ("kt-05-chapter", "05", "A kernel that dies", "dies", ("kt-05.kernel.before",), ()),
         ("kt-06-chapter", "06", "No parameters cell", "noparams", ("kt-06.none.at-all",), ()),
     ]
     return {
-        cid: Chapter(id=cid, number=num, title=title, notebook=f"notebooks/{nb}.ipynb", text_fingerprint=FINGERPRINT,
-                     claims=_claims(cid, runnable, reported))
+        cid: Chapter(
+            id=cid,
+            number=num,
+            title=title,
+            notebook=f"notebooks/{nb}.ipynb",
+            text_fingerprint=FINGERPRINT,
+            claims=_claims(cid, runnable, reported),
+        )
         for cid, num, title, nb, runnable, reported in specs
     }

@@ -1,6 +1,30 @@
 """pinb.ai: model access, like pi-ai (messages, content blocks, usage, stream events, the scripted faux provider)."""
 
 from pinb.ai.abort import AbortController, AbortError, AbortSignal, sleep_or_abort
+from pinb.ai.event_stream import AssistantMessageEventStream
+from pinb.ai.faux import (
+    NO_MORE_RESPONSES,
+    FauxProvider,
+    FauxRequest,
+    FauxState,
+    faux_assistant_message,
+    faux_text,
+    faux_thinking,
+    faux_tool_call,
+)
+from pinb.ai.jsjson import js_length, js_stringify
+from pinb.ai.transcript import (
+    MessageView,
+    content_text,
+    create_initial_system_message,
+    declarations_equal,
+    get_current_system_message,
+    get_current_system_prompt,
+    get_current_tools,
+    get_tool_state_changes,
+    system_message_text,
+    to_tool_declaration,
+)
 from pinb.ai.types import (
     DEFAULT_MODEL,
     EMPTY_USAGE,
@@ -47,12 +71,14 @@ from pinb.ai.types import (
     to_json,
     tool_calls_of,
 )
+from pinb.ai.validation import ToolArgumentsError, validate_tool_arguments
 
 __all__ = [
     "DEFAULT_MODEL",
     "EMPTY_USAGE",
     "MESSAGES_ADAPTER",
     "MESSAGE_ADAPTER",
+    "NO_MORE_RESPONSES",
     "AbortController",
     "AbortError",
     "AbortSignal",
@@ -60,12 +86,17 @@ __all__ = [
     "AssistantContent",
     "AssistantMessage",
     "AssistantMessageEvent",
+    "AssistantMessageEventStream",
     "Context",
     "CustomMessage",
     "DoneEvent",
     "ErrorEvent",
+    "FauxProvider",
+    "FauxRequest",
+    "FauxState",
     "ImageContent",
     "Message",
+    "MessageView",
     "Model",
     "ModelCost",
     "PiRecord",
@@ -81,6 +112,7 @@ __all__ = [
     "ThinkingEndEvent",
     "ThinkingStartEvent",
     "Tool",
+    "ToolArgumentsError",
     "ToolCall",
     "ToolReference",
     "ToolResultMessage",
@@ -91,10 +123,26 @@ __all__ = [
     "UsageCost",
     "UserContent",
     "UserMessage",
+    "content_text",
+    "create_initial_system_message",
+    "declarations_equal",
+    "faux_assistant_message",
+    "faux_text",
+    "faux_thinking",
+    "faux_tool_call",
+    "get_current_system_message",
+    "get_current_system_prompt",
+    "get_current_tools",
+    "get_tool_state_changes",
+    "js_length",
+    "js_stringify",
     "message_text",
     "now_ms",
     "parse_message",
     "sleep_or_abort",
+    "system_message_text",
     "to_json",
+    "to_tool_declaration",
     "tool_calls_of",
+    "validate_tool_arguments",
 ]

@@ -1,0 +1,633 @@
+"""The session tree, like Pi's ``SessionManager`` (``core/session-manager.ts``), kept in memory.
+
+A session is an append-only list of entries; each entry names its parent, so the list is a tree. A leaf pointer
+marks the active branch; appending adds a child of the leaf and moves the leaf to it. Branching moves the leaf
+back without deleting anything; compaction appends a summary entry that hides older entries from the model's
+context without removing them from the tree.
+
+``build_session_context`` is a pure projection of the active branch, step for step Pi's ``buildSessionContext``:
+the latest compaction on the branch contributes its system-message snapshot and summary, then the kept entries
+from ``firstKeptEntryId`` and everything after the compaction; branch summaries and custom messages enter as
+their application messages; context edits replace or omit their targets.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Container, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from pinb.ai.types import (
+    AssistantMessage,
+    CustomMessage,
+    SystemMessage,
+    TextContent,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+    now_ms,
+)
+from pinb.app.session_file import (
+    CURRENT_SESSION_VERSION,
+    BranchSummaryEntry,
+    CompactionEntry,
+    ContextEditEntry,
+    ContextEditReplacement,
+    CustomEntry,
+    CustomMessageEntry,
+    LabelEntry,
+    ModelChangeEntry,
+    SessionHeader,
+    SessionInfoEntry,
+    SessionMessageEntry,
+    ThinkingLevelChangeEntry,
+    UsageEntry,
+    iso_timestamp,
+    parse_iso_ms,
+    parse_session_jsonl,
+    write_session_jsonl,
+)
+from pinb.app.session_messages import (
+    BranchSummaryMessage,
+    CompactionSummaryMessage,
+    current_system_message,
+)
+from pinb.errors import SessionFileError, UsageError
+
+__all__ = [
+    "LAST_ENTRY",
+    "ModelRef",
+    "ProjectedEntry",
+    "SessionContext",
+    "SessionManager",
+    "SessionProjection",
+    "SessionTreeNode",
+    "build_context_entries",
+    "build_session_context",
+    "build_session_projection",
+    "random_entry_id",
+    "sequential_ids",
+    "session_entry_to_context_messages",
+    "uuidv7",
+]
+
+IdFactory = Callable[[set[str]], str]
+
+
+class _LastEntry:
+    def __repr__(self) -> str:
+        return "LAST_ENTRY"
+
+
+#: Leaf argument meaning "the last entry of the file" (Pi's ``leafId`` left undefined).
+LAST_ENTRY: Final = _LastEntry()
+
+
+def random_entry_id(existing: Container[str]) -> str:
+    """Pi's ``generateId``: the first 8 hex digits of a random UUID, retried on collision."""
+    for _ in range(100):
+        candidate = str(uuid.uuid4())[:8]
+        if candidate not in existing:
+            return candidate
+    return str(uuid.uuid4())
+
+
+def sequential_ids(start: int = 1) -> IdFactory:
+    """A deterministic id factory for tests and notebooks: ``00000001``, ``00000002``, ... (8 hex digits)."""
+    counter = iter(range(start, 2**32))
+
+    def make(existing: set[str]) -> str:
+        for number in counter:
+            candidate = f"{number:08x}"
+            if candidate not in existing:
+                return candidate
+        raise UsageError("sequential_ids ran out of 8-hex-digit ids")
+
+    return make
+
+
+def uuidv7(ms: int | None = None) -> str:
+    """A time-ordered UUIDv7 string, the form of Pi's session ids."""
+    timestamp = (now_ms() if ms is None else ms) & 0xFFFF_FFFF_FFFF
+    rand = uuid.uuid4().int
+    value = (timestamp << 80) | (0x7 << 76) | ((rand >> 64) & 0x0FFF) << 64 | (0b10 << 62) | (rand & (2**62 - 1))
+    return str(uuid.UUID(int=value))
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """The model a branch last selected."""
+
+    provider: str
+    model_id: str
+
+
+@dataclass(frozen=True)
+class SessionContext:
+    """What ``build_session_context`` returns: messages for the agent, thinking level, model."""
+
+    messages: tuple[Any, ...]
+    thinking_level: str
+    model: ModelRef | None
+
+
+@dataclass(frozen=True)
+class ProjectedEntry:
+    """One entry of the context and the messages it contributes (empty for state-only entries and omissions)."""
+
+    source_entry: Any
+    messages: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class SessionProjection:
+    """The context with provenance: which entry contributed which messages."""
+
+    entries: tuple[ProjectedEntry, ...]
+    messages: tuple[Any, ...]
+    thinking_level: str
+    model: ModelRef | None
+
+
+@dataclass
+class SessionTreeNode:
+    """A node of ``get_tree()``: the entry, its children (oldest first), its resolved label."""
+
+    entry: Any
+    children: list[SessionTreeNode] = field(default_factory=list)
+    label: str | None = None
+    label_timestamp: str | None = None
+
+
+# --- pure projection --------------------------------------------------------------------------------------------
+
+
+def _index(entries: Sequence[Any], by_id: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return by_id if by_id is not None else {entry.id: entry for entry in entries}
+
+
+def _session_path(entries: Sequence[Any], leaf_id: object, by_id: Mapping[str, Any] | None) -> list[Any]:
+    index = _index(entries, by_id)
+    if leaf_id is None:
+        return []
+    leaf = index.get(leaf_id) if isinstance(leaf_id, str) else None
+    if leaf is None:  # Pi falls back to the last entry for an undefined or unknown leaf
+        leaf = entries[-1] if entries else None
+    path = []
+    current = leaf
+    while current is not None:
+        path.append(current)
+        current = index.get(current.parent_id) if current.parent_id else None
+    path.reverse()
+    return path
+
+
+def _settings(path: Sequence[Any]) -> tuple[str, ModelRef | None]:
+    thinking_level = "off"
+    model: ModelRef | None = None
+    for entry in path:
+        if isinstance(entry, ThinkingLevelChangeEntry):
+            thinking_level = entry.thinking_level
+        elif isinstance(entry, ModelChangeEntry):
+            model = ModelRef(entry.provider, entry.model_id)
+        elif isinstance(entry, SessionMessageEntry) and isinstance(entry.message, AssistantMessage):
+            model = ModelRef(entry.message.provider, entry.message.model)
+    return thinking_level, model
+
+
+def session_entry_to_context_messages(entry: Any) -> list[Any]:
+    """Pi's ``sessionEntryToContextMessages``: the messages one entry contributes (custom entries none)."""
+    match entry:
+        case SessionMessageEntry():
+            return [entry.message]
+        case CustomMessageEntry():
+            return [
+                CustomMessage(
+                    custom_type=entry.custom_type,
+                    content=entry.content,
+                    display=entry.display,
+                    details=entry.details,
+                    timestamp=parse_iso_ms(entry.timestamp),
+                )
+            ]
+        case BranchSummaryEntry() if entry.summary:
+            return [
+                BranchSummaryMessage(
+                    summary=entry.summary, from_id=entry.from_id, timestamp=parse_iso_ms(entry.timestamp)
+                )
+            ]
+        case CompactionEntry():
+            summary = CompactionSummaryMessage(
+                summary=entry.summary, tokens_before=entry.tokens_before, timestamp=parse_iso_ms(entry.timestamp)
+            )
+            return [entry.system_message, summary] if entry.system_message else [summary]
+    return []
+
+
+def build_context_entries(
+    entries: Sequence[Any], leaf_id: object = LAST_ENTRY, by_id: Mapping[str, Any] | None = None
+) -> list[Any]:
+    """Pi's ``buildContextEntries``: the active branch, with the latest compaction hiding what it summarised."""
+    path = _session_path(entries, leaf_id, by_id)
+    compaction = None
+    for entry in path:
+        if isinstance(entry, CompactionEntry):
+            compaction = entry
+    if compaction is None:
+        return path
+    compaction_index = next(i for i, entry in enumerate(path) if entry.id == compaction.id)
+    context = [compaction]
+    found_first_kept = False
+    for entry in path[:compaction_index]:
+        if entry.id == compaction.first_kept_entry_id:
+            found_first_kept = True
+        # The compaction's snapshot replaces the system messages it kept.
+        is_system = isinstance(entry, SessionMessageEntry) and isinstance(entry.message, SystemMessage)
+        if found_first_kept and not is_system:
+            context.append(entry)
+    context.extend(path[compaction_index + 1 :])
+    return context
+
+
+def _project(entry: Any, edit: ContextEditEntry | None) -> list[Any]:
+    messages = session_entry_to_context_messages(entry)
+    if edit is None:
+        return messages
+    if edit.replacement is None:
+        return []
+    content = edit.replacement.content
+    out = []
+    for message in messages:
+        if not isinstance(message, UserMessage | AssistantMessage | ToolResultMessage | CustomMessage):
+            out.append(message)
+            continue
+        new_content: Any = content
+        if isinstance(message, AssistantMessage | ToolResultMessage) and isinstance(content, str):
+            new_content = (TextContent(text=content),)
+        out.append(type(message).model_validate({**message.model_dump(), "content": new_content}))
+    return out
+
+
+def build_session_projection(
+    entries: Sequence[Any], leaf_id: object = LAST_ENTRY, by_id: Mapping[str, Any] | None = None
+) -> SessionProjection:
+    """Pi's ``buildSessionProjection``: the compaction-aware context with each message's source entry."""
+    path = _session_path(entries, leaf_id, by_id)
+    thinking_level, model = _settings(path)
+    context_entries = build_context_entries(entries, leaf_id, by_id)
+    edits: dict[str, ContextEditEntry] = {}
+    for entry in context_entries:
+        if isinstance(entry, ContextEditEntry):
+            edits[entry.target_id] = entry  # the latest edit of a target wins
+    projected = tuple(
+        ProjectedEntry(
+            source_entry=entry,
+            # An older compaction can sit inside the kept range; only the newest (at index 0) contributes.
+            messages=()
+            if isinstance(entry, CompactionEntry) and index > 0
+            else tuple(_project(entry, edits.get(entry.id))),
+        )
+        for index, entry in enumerate(context_entries)
+    )
+    messages = tuple(message for item in projected for message in item.messages)
+    return SessionProjection(entries=projected, messages=messages, thinking_level=thinking_level, model=model)
+
+
+def build_session_context(
+    entries: Sequence[Any], leaf_id: object = LAST_ENTRY, by_id: Mapping[str, Any] | None = None
+) -> SessionContext:
+    """Pi's ``buildSessionContext``: what the agent is given for the active branch ending at ``leaf_id``."""
+    projection = build_session_projection(entries, leaf_id, by_id)
+    return SessionContext(projection.messages, projection.thinking_level, projection.model)
+
+
+# --- the manager ------------------------------------------------------------------------------------------------
+
+_EDITABLE_ROLES: Final = (UserMessage, AssistantMessage, ToolResultMessage)
+
+
+class SessionManager:
+    """An in-memory session tree with Pi's ``SessionManager`` operations, readable and writable as Pi JSONL.
+
+    ``id_factory`` makes entry ids (default: Pi's random 8 hex digits; ``sequential_ids()`` for reproducible
+    runs); ``clock`` gives milliseconds since the epoch for entry timestamps.
+    """
+
+    def __init__(
+        self,
+        cwd: str = "/project",
+        *,
+        session_id: str | None = None,
+        parent_session: str | None = None,
+        id_factory: IdFactory | None = None,
+        clock: Callable[[], int] | None = None,
+    ) -> None:
+        self._make_id = id_factory or random_entry_id
+        self._clock = clock or now_ms
+        self.cwd = cwd
+        self._entries: list[Any] = []
+        self._by_id: dict[str, Any] = {}
+        self._labels: dict[str, str] = {}
+        self._label_timestamps: dict[str, str] = {}
+        self._leaf_id: str | None = None
+        self.header = SessionHeader(
+            version=CURRENT_SESSION_VERSION,
+            id=session_id or uuidv7(self._clock()),
+            timestamp=self._now(),
+            cwd=cwd,
+            parent_session=parent_session,
+        )
+
+    # --- files ---------------------------------------------------------------------------------------------
+
+    @classmethod
+    def from_jsonl(
+        cls,
+        text: str,
+        source: str = "<session>",
+        *,
+        id_factory: IdFactory | None = None,
+        clock: Callable[[], int] | None = None,
+    ) -> SessionManager:
+        """Load a session from JSONL text (Pi's ``SessionManager.open``); the leaf is the last entry."""
+        parsed = parse_session_jsonl(text, source, id_factory)
+        if parsed is None:
+            return cls(id_factory=id_factory, clock=clock)
+        manager = cls(parsed.header.cwd, session_id=parsed.header.id, id_factory=id_factory, clock=clock)
+        manager.header = parsed.header
+        manager._entries = list(parsed.entries)
+        manager._rebuild_index()
+        return manager
+
+    @classmethod
+    def open(cls, path: str | Path, **kwargs: Any) -> SessionManager:
+        """Read a session file (only reading: pinb never writes unless ``save`` is called)."""
+        file = Path(path)
+        if not file.exists():
+            raise SessionFileError(f"Session file does not exist: {file}")
+        return cls.from_jsonl(file.read_text(encoding="utf-8"), str(file), **kwargs)
+
+    def to_jsonl(self) -> str:
+        """The session as Pi writes it: header then entries, one JSON object per line."""
+        return write_session_jsonl(self.header, self._entries)
+
+    def save(self, path: str | Path) -> Path:
+        """Write ``to_jsonl()`` to ``path`` (an explicit choice of the caller; nothing is written otherwise)."""
+        target = Path(path)
+        target.write_text(self.to_jsonl(), encoding="utf-8")
+        return target
+
+    def _rebuild_index(self) -> None:
+        self._by_id.clear()
+        self._labels.clear()
+        self._label_timestamps.clear()
+        self._leaf_id = None
+        for entry in self._entries:
+            self._by_id[entry.id] = entry
+            self._leaf_id = entry.id
+            if isinstance(entry, LabelEntry):
+                self._apply_label(entry)
+
+    # --- appending -----------------------------------------------------------------------------------------
+
+    def _now(self) -> str:
+        return iso_timestamp(self._clock())
+
+    def _next_id(self) -> str:
+        return self._make_id(set(self._by_id))
+
+    def _base(self) -> dict[str, Any]:
+        return {"id": self._next_id(), "parent_id": self._leaf_id, "timestamp": self._now()}
+
+    def _append(self, entry: Any) -> str:
+        self._entries.append(entry)
+        self._by_id[entry.id] = entry
+        self._leaf_id = entry.id
+        return entry.id
+
+    def append_message(self, message: Any) -> str:
+        """Append a transcript message as a child of the leaf; returns the new entry's id."""
+        return self._append(SessionMessageEntry(**self._base(), message=message))
+
+    def append_thinking_level_change(self, thinking_level: str) -> str:
+        return self._append(ThinkingLevelChangeEntry(**self._base(), thinking_level=thinking_level))
+
+    def append_model_change(self, provider: str, model_id: str) -> str:
+        return self._append(ModelChangeEntry(**self._base(), provider=provider, model_id=model_id))
+
+    def append_usage(self, kind: str, provider: str, model: str, usage: Usage, note: str | None = None) -> Any:
+        """Append usage outside the context; returns the entry (as Pi does)."""
+        entry = UsageEntry(**self._base(), kind=kind, provider=provider, model=model, usage=usage, note=note or None)
+        self._append(entry)
+        return entry
+
+    def append_compaction(
+        self,
+        summary: str,
+        first_kept_entry_id: str | None,
+        tokens_before: int,
+        details: Any = None,
+        from_hook: bool | None = None,
+        usage: Usage | None = None,
+    ) -> str:
+        """Append a compaction: ``first_kept_entry_id`` (None: the compaction itself) starts the kept history.
+
+        Like Pi, it snapshots the current system message (prompt, sections and tools replayed from the context)
+        with the compaction's timestamp, so the prompt survives although the system messages before it are hidden.
+        """
+        clock_ms = self._clock()
+        system = current_system_message(self.build_session_projection().messages)
+        entry_id = self._next_id()
+        entry = CompactionEntry(
+            id=entry_id,
+            parent_id=self._leaf_id,
+            timestamp=iso_timestamp(clock_ms),
+            summary=summary,
+            first_kept_entry_id=first_kept_entry_id or entry_id,
+            tokens_before=tokens_before,
+            details=details,
+            usage=usage,
+            from_hook=from_hook,
+            system_message=system.model_copy(update={"timestamp": clock_ms}) if system else None,
+        )
+        return self._append(entry)
+
+    def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
+        """Extension state, kept in the session but never in the context."""
+        return self._append(CustomEntry(custom_type=custom_type, data=data, **self._base()))
+
+    def append_session_info(self, name: str) -> str:
+        """Set the session's display name (line breaks become spaces, ends trimmed)."""
+        import re
+
+        clean = re.sub(r"[\r\n]+", " ", name).strip()
+        return self._append(SessionInfoEntry(**self._base(), name=clean))
+
+    def append_custom_message_entry(self, custom_type: str, content: Any, display: bool, details: Any = None) -> str:
+        """An extension message that enters the context (as a user message for the model)."""
+        entry = CustomMessageEntry(
+            custom_type=custom_type, content=content, display=display, details=details, **self._base()
+        )
+        return self._append(entry)
+
+    def append_context_edit(self, target_id: str, replacement: Mapping[str, Any] | None) -> str:
+        """Replace (``{"content": ...}``) or omit (None) an earlier entry's contribution, on this branch only."""
+        if replacement is not None and (
+            not isinstance(replacement, Mapping)
+            or "content" not in replacement
+            or not isinstance(replacement["content"], str | list | tuple)
+        ):
+            raise UsageError("Context edit replacement must be null or contain string/array content")
+        target = self._by_id.get(target_id)
+        if target is None:
+            raise SessionFileError(f"Entry {target_id} not found")
+        if not any(entry.id == target_id for entry in self.get_branch()):
+            raise SessionFileError(f"Entry {target_id} is not on the active branch")
+        editable = isinstance(target, CustomMessageEntry) or (
+            isinstance(target, SessionMessageEntry) and isinstance(target.message, _EDITABLE_ROLES)
+        )
+        if not editable:
+            raise SessionFileError(f"Entry {target_id} does not contribute editable model content")
+        normalized = None
+        if replacement is not None:
+            content = replacement["content"]
+            if isinstance(content, str) and isinstance(
+                getattr(target, "message", None), AssistantMessage | ToolResultMessage
+            ):
+                content = [{"type": "text", "text": content}]
+            normalized = ContextEditReplacement.model_validate({"content": content})
+        return self._append(ContextEditEntry(**self._base(), target_id=target_id, replacement=normalized))
+
+    def append_label_change(self, target_id: str, label: str | None) -> str:
+        """Set or (with None or "") clear a label on an entry."""
+        if target_id not in self._by_id:
+            raise SessionFileError(f"Entry {target_id} not found")
+        entry = LabelEntry(**self._base(), target_id=target_id, label=label)
+        self._append(entry)
+        self._apply_label(entry)
+        return entry.id
+
+    def _apply_label(self, entry: LabelEntry) -> None:
+        if entry.label:
+            self._labels[entry.target_id] = entry.label
+            self._label_timestamps[entry.target_id] = entry.timestamp
+        else:
+            self._labels.pop(entry.target_id, None)
+            self._label_timestamps.pop(entry.target_id, None)
+
+    # --- tree ----------------------------------------------------------------------------------------------
+
+    @property
+    def session_id(self) -> str:
+        return self.header.id
+
+    def get_leaf_id(self) -> str | None:
+        return self._leaf_id
+
+    def get_leaf_entry(self) -> Any:
+        return self._by_id.get(self._leaf_id) if self._leaf_id else None
+
+    def get_entry(self, entry_id: str) -> Any:
+        return self._by_id.get(entry_id)
+
+    def get_children(self, parent_id: str | None) -> list[Any]:
+        return [entry for entry in self._by_id.values() if entry.parent_id == parent_id]
+
+    def get_label(self, entry_id: str) -> str | None:
+        return self._labels.get(entry_id)
+
+    def get_header(self) -> SessionHeader:
+        return self.header
+
+    def get_entries(self) -> list[Any]:
+        """Every entry (not the header), in file order; a copy."""
+        return list(self._entries)
+
+    def get_entry_count(self) -> int:
+        return len(self._by_id)
+
+    def get_session_name(self) -> str | None:
+        for entry in reversed(self._entries):
+            if isinstance(entry, SessionInfoEntry):
+                return (entry.name or "").strip() or None
+        return None
+
+    def get_branch(self, from_id: str | None = None) -> list[Any]:
+        """The path root → ``from_id`` (default: the leaf), every entry type included."""
+        path = []
+        start = from_id if from_id is not None else self._leaf_id
+        current = self._by_id.get(start) if start else None
+        while current is not None:
+            path.append(current)
+            current = self._by_id.get(current.parent_id) if current.parent_id else None
+        path.reverse()
+        return path
+
+    def get_tree(self) -> list[SessionTreeNode]:
+        """Roots (normally one; orphans too) with children sorted oldest first, labels resolved."""
+        nodes = {
+            entry.id: SessionTreeNode(entry, [], self._labels.get(entry.id), self._label_timestamps.get(entry.id))
+            for entry in self._entries
+        }
+        roots: list[SessionTreeNode] = []
+        for entry in self._entries:
+            node = nodes[entry.id]
+            parent = nodes.get(entry.parent_id) if entry.parent_id and entry.parent_id != entry.id else None
+            (parent.children if parent else roots).append(node)
+        stack = list(roots)
+        while stack:
+            node = stack.pop()
+            node.children.sort(key=lambda child: parse_iso_ms(child.entry.timestamp))  # stable, like Array.sort
+            stack.extend(node.children)
+        return roots
+
+    def branch(self, branch_from_id: str) -> None:
+        """Move the leaf to an earlier entry; the next append starts a new branch there."""
+        if branch_from_id not in self._by_id:
+            raise SessionFileError(f"Entry {branch_from_id} not found")
+        self._leaf_id = branch_from_id
+
+    def reset_leaf(self) -> None:
+        """Move the leaf before the first entry; the next append is a new root."""
+        self._leaf_id = None
+
+    def branch_with_summary(
+        self,
+        branch_from_id: str | None,
+        summary: str,
+        details: Any = None,
+        from_hook: bool | None = None,
+        usage: Usage | None = None,
+    ) -> str:
+        """Branch, then append a summary of the branch being left (its ``from_id`` is the old leaf)."""
+        if branch_from_id is not None and branch_from_id not in self._by_id:
+            raise SessionFileError(f"Entry {branch_from_id} not found")
+        from_id = self._leaf_id or "root"
+        self._leaf_id = branch_from_id
+        entry = BranchSummaryEntry(
+            id=self._next_id(),
+            parent_id=branch_from_id,
+            timestamp=self._now(),
+            from_id=from_id,
+            summary=summary,
+            details=details,
+            usage=usage,
+            from_hook=from_hook,
+        )
+        return self._append(entry)
+
+    # --- context -------------------------------------------------------------------------------------------
+
+    def build_context_entries(self) -> list[Any]:
+        return build_context_entries(self._entries, self._leaf_id, self._by_id)
+
+    def build_session_projection(self) -> SessionProjection:
+        return build_session_projection(self._entries, self._leaf_id, self._by_id)
+
+    def build_session_context(self) -> SessionContext:
+        """What the agent is given for the active branch (Pi's ``buildSessionContext``)."""
+        return build_session_context(self._entries, self._leaf_id, self._by_id)
+
+    build_context = build_session_context

@@ -8,18 +8,20 @@ receives after compaction reads the same as in Pi.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Annotated, Any, Final, Literal, TypeAlias
 
 from pydantic import Field, TypeAdapter
 
+from pinb.ai.transcript import content_text, system_message_text
+from pinb.ai.transcript import get_current_system_message as current_system_message
+from pinb.ai.transcript import get_current_tools as current_tools
 from pinb.ai.types import (
     AssistantMessage,
     CustomMessage,
     PiRecord,
     SystemMessage,
     TextContent,
-    Tool,
     ToolResultMessage,
     UserMessage,
     now_ms,
@@ -101,62 +103,6 @@ SessionMessage: TypeAlias = Annotated[
     Field(discriminator="role"),
 ]
 SESSION_MESSAGE_ADAPTER: TypeAdapter[Any] = TypeAdapter(SessionMessage)
-
-
-def content_text(content: str | Iterable[Any], separator: str = "\n") -> str:
-    """pi-ai's ``contentText``: a string as is, else the text blocks joined with ``separator``."""
-    if isinstance(content, str):
-        return content
-    return separator.join(block.text for block in content if isinstance(block, TextContent))
-
-
-def system_message_text(message: SystemMessage) -> str:
-    """pi-ai's ``getSystemMessageText``: content, then each section, non-empty parts joined by a blank line."""
-    parts = [content_text(message.content)]
-    parts += [text for text in (message.sections or {}).values() if text is not None]
-    return "\n\n".join(part for part in parts if part)
-
-
-def current_tools(messages: Sequence[Any]) -> tuple[Tool, ...]:
-    """pi-ai's ``getCurrentTools``: the tool set after replaying every system message's removals and additions."""
-    tools: dict[str, Tool] = {}
-    for message in messages:
-        if not isinstance(message, SystemMessage):
-            continue
-        for ref in message.tools_removed or ():
-            tools.pop(ref.name, None)
-        for tool in message.tools_added or ():
-            tools[tool.name] = tool  # like Map.set: a redefined tool keeps its position
-    return tuple(tools.values())
-
-
-def current_system_message(messages: Sequence[Any]) -> SystemMessage | None:
-    """pi-ai's ``getCurrentSystemMessage``: every system message replayed into one (prompt, sections, tools)."""
-    content: list[str] = []
-    sections: dict[str, str] = {}
-    timestamp: int | None = None
-    for message in messages:
-        if not isinstance(message, SystemMessage):
-            continue
-        if timestamp is None:
-            timestamp = message.timestamp
-        text = content_text(message.content)
-        if text:
-            content.append(text)
-        for name, value in (message.sections or {}).items():
-            if value is None:
-                sections.pop(name, None)
-            else:
-                sections[name] = value
-    tools = current_tools(messages)
-    if timestamp is None and not tools:
-        return None
-    return SystemMessage(
-        content="\n\n".join(content),
-        sections=sections or None,
-        tools_added=tools or None,
-        timestamp=timestamp if timestamp is not None else 0,
-    )
 
 
 def bash_execution_to_text(message: BashExecutionMessage) -> str:

@@ -1,0 +1,47 @@
+"""Chapter 16's review guard as a pinb extension.
+
+The book's TypeScript, line for line: a ``tool_call`` handler that, for ``bash`` and ``powershell`` calls, tests
+``JSON.stringify(event.input)`` against three JavaScript regexes (``pinb.app.guard`` reproduces JavaScript's JSON
+and regex semantics, so a tab between ``git`` and ``push`` does not match, exactly as in JavaScript). Without a UI it
+refuses with ``Guard blocked: <pattern source>``; with one it asks, and blocks with "Blocked by review-guard
+extension" when the answer is no.
+
+Load it with ``create_agent_session(extensions=[("review-guard", review_guard)], ...)``.
+"""
+
+from __future__ import annotations
+
+from pinb.app.extensions import ExtensionAPI, ExtensionContext
+from pinb.app.extensions.events import ToolCallEvent
+from pinb.app.extensions.results import ToolCallEventResult
+from pinb.app.guard import BOOK_PATTERNS, guard_verdict
+
+CONFIRM_TITLE = "This command rewrites history or destroys work. Allow?"
+DENIED_REASON = "Blocked by review-guard extension"
+
+
+def js_slice(text: str, start: int, end: int) -> str:
+    """JavaScript's ``String.prototype.slice``: it counts UTF-16 code units, so it can split a surrogate pair."""
+    units = text.encode("utf-16-le", "surrogatepass")
+    return units[2 * start : 2 * end].decode("utf-16-le", "surrogatepass")
+
+
+def review_guard(pi: ExtensionAPI) -> None:
+    """The extension factory (the book's ``export default function (pi: ExtensionAPI)``)."""
+
+    async def on_tool_call(event: ToolCallEvent, ctx: ExtensionContext) -> ToolCallEventResult | None:
+        if event.tool_name not in ("bash", "powershell"):
+            return None
+        verdict = guard_verdict(event.tool_name, event.input, BOOK_PATTERNS)  # const raw = JSON.stringify(event.input)
+        if not verdict.blocked:
+            return None
+        if not ctx.has_ui:
+            # No way to ask. Refuse rather than allow silently.
+            return ToolCallEventResult(block=True, reason=f"Guard blocked: {verdict.pattern}")
+        raw = verdict.subject or ""
+        ok = await ctx.ui.confirm(CONFIRM_TITLE, js_slice(raw, 0, 200))
+        if ok:
+            return None
+        return ToolCallEventResult(block=True, reason=DENIED_REASON)
+
+    pi.on("tool_call", on_tool_call)

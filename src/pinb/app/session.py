@@ -1,0 +1,666 @@
+"""``AgentSession``: Pi 1.6.0's application session over ``pinb.agent.Agent``, wired the way Pi wires its Agent.
+
+The session subscribes to the Agent and, for every agent event, runs the extension handlers first and then its own
+public listeners (``subscribe``), then persists finalised messages in the session tree. It installs the Agent hooks
+Pi installs: ``before_tool_call`` → ``tool_call``, ``after_tool_call`` → ``tool_result``, ``transform_context`` →
+``context``/``context_with_system`` (plus a forced system prompt), ``prepare_request`` → the session projection,
+``finish_turn`` → the ``turn_end`` boundary. A prompt runs to *settlement*: after ``agent_end``, queued follow-ups
+run first, then ``agent_before_settle`` (extensions only) may add entries and continue, and ``agent_settled`` fires
+once at the true end. Messages are frozen models; where Pi replaces a message object in place (``message_end``) the
+session rewrites the frozen object's fields so the Agent's state, later events and persistence all see it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Literal
+
+from pinb.agent import (
+    AfterToolCallContext,
+    AfterToolCallResult,
+    AgentRequestUpdate,
+    AgentTurnContext,
+    AgentTurnDecision,
+    BeforeToolCallContext,
+    BeforeToolCallResult,
+)
+from pinb.ai import MESSAGE_ADAPTER, CustomMessage, PiRecord, SystemMessage, TextContent, UserMessage, now_ms
+from pinb.ai.transcript import content_text, get_current_system_message
+from pinb.app.extensions import events as ev
+from pinb.app.extensions import results as rs
+from pinb.app.extensions.context import ExtensionErrorRecord
+from pinb.app.extensions.runner import ExtensionRunner, role_of
+from pinb.app.session_messages import convert_to_llm
+from pinb.app.session_tree import SessionManager
+from pinb.app.settlement import ContinuationRecord, SettlementMixin
+from pinb.app.ui import ExtensionUI
+from pinb.errors import AgentBusyError, UsageError
+
+Mode = Literal["print", "json", "rpc", "tui"]
+StreamingBehavior = Literal["steer", "followUp"]
+SessionListener = Callable[[Any], Any]
+
+BUSY_ERROR = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+COMPACTING_ERROR = "Cannot submit a prompt while compaction is in progress. Wait for compaction to finish and retry."
+
+
+# --- session-only events (what ``subscribe`` listeners get besides the agent's own events) ---------------------------
+
+
+class QueueUpdateEvent(PiRecord):
+    """The texts still queued for steering and follow-up."""
+
+    type: Literal["queue_update"] = "queue_update"
+    steering: tuple[str, ...]
+    follow_up: tuple[str, ...]
+
+
+class EntryAppendedEvent(PiRecord):
+    """The session appended an entry outside message persistence (boundary drafts, ``append_entry``)."""
+
+    type: Literal["entry_appended"] = "entry_appended"
+    entry: Any
+
+
+class SessionAgentEndEvent(PiRecord):
+    """The agent's ``agent_end`` as session listeners get it: plus ``will_retry``."""
+
+    type: Literal["agent_end"] = "agent_end"
+    messages: tuple[Any, ...]
+    will_retry: bool = False
+
+
+class AgentSettledEvent(PiRecord):
+    """Notification only: the prompt's work is over and nothing more will happen on its own."""
+
+    type: Literal["agent_settled"] = "agent_settled"
+    aborted: bool
+
+
+def _replace_message_in_place(target: Any, replacement: Any) -> None:
+    # Pi mutates the finalised message object so the Agent's state, later turn/agent events and persistence all see
+    # the replacement. pinb's messages are frozen models; same role means same class, so rewrite its fields.
+    if target is replacement:
+        return
+    if type(replacement) is not type(target):
+        replacement = type(target).model_validate(
+            replacement.model_dump() if hasattr(replacement, "model_dump") else replacement
+        )
+    for name in type(target).model_fields:
+        object.__setattr__(target, name, getattr(replacement, name))
+    object.__setattr__(target, "__pydantic_fields_set__", set(replacement.model_fields_set))
+
+
+def _normalize_message(value: Any) -> Any:
+    """A handler's replacement message as a pinb.ai model (dicts are validated with Pi's JSON shape)."""
+    if isinstance(value, PiRecord):
+        return value
+    if isinstance(value, dict) and value.get("content", ...) is None and value.get("role") != "system":
+        value = {**value, "content": []}  # Pi normalises null content of untyped handlers
+    return MESSAGE_ADAPTER.validate_python(value)
+
+
+class AgentSession(SettlementMixin):
+    """One session: an Agent, its session tree, the extension runner and the run/settle logic of Pi 1.6.0."""
+
+    def __init__(
+        self,
+        agent: Any,
+        session_manager: SessionManager,
+        runner: ExtensionRunner,
+        *,
+        cwd: str,
+        system_prompt: Callable[[dict[str, Any]], dict[str, str]],
+        base_prompt_options: dict[str, Any],
+        tool_registry: dict[str, Any],
+    ) -> None:
+        self.agent = agent
+        self.session_manager = session_manager
+        self.extension_runner = runner
+        self.cwd = cwd
+        self._build_sections = system_prompt
+        self._base_prompt_options = dict(base_prompt_options)
+        self._run_prompt_options: dict[str, Any] | None = None
+        self._tool_registry = dict(tool_registry)
+        self._listeners: list[SessionListener] = []
+        self._is_agent_run_active = False
+        self._agent_run_abort_requested = False
+        self._idle_waiters: list[asyncio.Future[None]] = []
+        self._steering_messages: list[str] = []
+        self._follow_up_messages: list[str] = []
+        self._pending_next_turn_messages: list[Any] = []
+        self._pending_custom_messages: list[Any] = []
+        self._turn_index = 0
+        self._entry_ids: dict[int, tuple[Any, str]] = {}
+        self._boundary_dispatched: list[Any] = []
+        self._last_assistant_message: Any = None
+        self._last_activity_outcome: ev.AgentActivityOutcome = "completed"
+        self._is_before_settle = False
+        self._abort_during_before_settle = False
+        self._is_emitting_agent_settled = False
+        self._deferred_settled_actions: list[Callable[[], Awaitable[None]]] = []
+        self._settlements = 0
+        self._background: set[asyncio.Task[Any]] = set()
+        #: Every continuation the session started on its own, in order (Pi has no cap; this shows a loop).
+        self.continuations: list[ContinuationRecord] = []
+        #: Every extension error reported so far, in order.
+        self.extension_errors: list[ExtensionErrorRecord] = []
+        runner.on_error(self.extension_errors.append)
+        self._unsubscribe_agent = agent.subscribe(self._handle_agent_event)
+        self._install_agent_hooks()
+        self._set_active_tools(list(tool_registry))
+
+    # --- state -------------------------------------------------------------------------------------------------
+
+    @property
+    def is_streaming(self) -> bool:
+        """Whether a prompt's run (or its post-run continuation) is in progress."""
+        return self._is_agent_run_active
+
+    @property
+    def is_idle(self) -> bool:
+        return not self._is_agent_run_active
+
+    @property
+    def messages(self) -> list[Any]:
+        return list(self.agent.state.messages)
+
+    @property
+    def state(self) -> Any:
+        return self.agent.state
+
+    @property
+    def model(self) -> Any:
+        return self.agent.state.model
+
+    @property
+    def pending_message_count(self) -> int:
+        return len(self._steering_messages) + len(self._follow_up_messages)
+
+    def get_steering_messages(self) -> list[str]:
+        return list(self._steering_messages)
+
+    def get_follow_up_messages(self) -> list[str]:
+        return list(self._follow_up_messages)
+
+    @property
+    def system_prompt(self) -> str:
+        """The effective system prompt, including a ``before_agent_start`` override of the running prompt."""
+        return self._render_prompt(self._run_prompt_options or self._base_prompt_options)
+
+    def _render_prompt(self, options: dict[str, Any]) -> str:
+        if options.get("force_system_prompt") is not None:
+            return options["force_system_prompt"]
+        return "\n\n".join(text for text in self._build_sections(options).values() if text)
+
+    def _emit_session_settled(self, aborted: bool) -> None:
+        self._emit(AgentSettledEvent(aborted=aborted))
+
+    # --- listeners -----------------------------------------------------------------------------------------------
+
+    def subscribe(self, listener: SessionListener) -> Callable[[], None]:
+        """Receive every session event (agent events plus ``queue_update``, ``entry_appended``, ``agent_settled``).
+
+        Listeners are called in order and not awaited, as in Pi: an async listener runs as a separate task.
+        """
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def _emit(self, event: Any) -> None:
+        for listener in list(self._listeners):
+            outcome = listener(event)
+            if inspect.isawaitable(outcome):
+                self._spawn(outcome)
+
+    def _spawn(self, awaitable: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(awaitable)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def _emit_queue_update(self) -> None:
+        self._emit(QueueUpdateEvent(steering=tuple(self._steering_messages), follow_up=tuple(self._follow_up_messages)))
+
+    # --- extension binding ------------------------------------------------------------------------------------
+
+    async def bind_extensions(
+        self,
+        *,
+        ui: ExtensionUI | None = None,
+        mode: Mode = "print",
+        on_error: Callable[[ExtensionErrorRecord], None] | None = None,
+        session_start_reason: str = "startup",
+    ) -> None:
+        """Give extensions their UI and mode, then emit ``session_start`` (and ``resources_discover``), as Pi does."""
+        self.extension_runner.set_ui(ui, mode)
+        if on_error is not None:
+            self.extension_runner.on_error(on_error)
+        await self.extension_runner.emit(ev.SessionStartEvent(reason=session_start_reason))  # type: ignore[arg-type]
+        if self.extension_runner.has_handlers("resources_discover"):
+            await self.extension_runner.emit_resources_discover(self.cwd, "startup")
+
+    def _entry_appended(self, entry: Any) -> None:
+        self._emit(EntryAppendedEvent(entry=entry))
+
+    # --- tools ------------------------------------------------------------------------------------------------
+
+    def get_active_tool_names(self) -> list[str]:
+        return [tool.name for tool in self.agent.state.tools]
+
+    def get_all_tools(self) -> list[Any]:
+        return list(self._tool_registry.values())
+
+    def set_active_tools_by_name(self, tool_names: Sequence[str]) -> None:
+        """Activate registered tools by name (unknown names ignored); kept tools keep their order, new ones append."""
+        self._set_active_tools(list(tool_names))
+
+    def _set_active_tools(self, tool_names: list[str]) -> None:
+        requested = list(dict.fromkeys(tool_names))
+        kept = [name for name in self.get_active_tool_names() if name in requested]
+        ordered = list(dict.fromkeys([*kept, *requested]))
+        self.agent.state.tools = [self._tool_registry[name] for name in ordered if name in self._tool_registry]
+        self._base_prompt_options["selected_tools"] = [tool.name for tool in self.agent.state.tools]
+
+    # --- agent hooks ----------------------------------------------------------------------------------------------
+
+    def _install_agent_hooks(self) -> None:
+        agent = self.agent
+        agent.before_tool_call = self._before_tool_call
+        agent.after_tool_call = self._after_tool_call
+        agent.prepare_request = self._prepare_request
+        agent.finish_turn = self._finish_turn
+        agent.prepare_next_turn = self._prepare_next_turn
+        agent.transform_context = self._transform_context
+        agent.convert_to_llm = convert_to_llm
+
+    async def _before_tool_call(self, context: BeforeToolCallContext, signal: Any = None) -> Any:
+        runner = self.extension_runner
+        if not runner.has_handlers("tool_call"):
+            return None
+        # A raise propagates: the agent loop turns it into an error result with the message (fails closed).
+        result = await runner.emit_tool_call(
+            ev.ToolCallEvent(tool_name=context.tool_call.name, tool_call_id=context.tool_call.id, input=context.args)
+        )
+        if result is None:
+            return None
+        return BeforeToolCallResult(block=bool(result.block), reason=result.reason, terminate=result.terminate)
+
+    async def _after_tool_call(self, context: AfterToolCallContext, signal: Any = None) -> Any:
+        runner = self.extension_runner
+        if not runner.has_handlers("tool_result"):
+            return None
+        result = context.result
+        hook = await runner.emit_tool_result(
+            ev.ToolResultEvent(
+                tool_name=context.tool_call.name,
+                tool_call_id=context.tool_call.id,
+                input=context.args if isinstance(context.args, dict) else {},
+                content=tuple(result.content),
+                details=result.details,
+                structured_content=result.structured_content,
+                is_error=context.is_error,
+                usage=result.usage,
+            )
+        )
+        if hook is None:
+            return None
+        return AfterToolCallResult(
+            content=tuple(hook.content) if hook.content is not None else tuple(result.content),
+            details=hook.details,
+            structured_content=hook.structured_content,
+            is_error=hook.is_error if hook.is_error is not None else context.is_error,
+            usage=hook.usage,
+        )
+
+    async def _transform_context(self, messages: Sequence[Any], signal: Any = None) -> list[Any]:
+        transformed = await self.extension_runner.emit_context(messages)
+        forced = (self._run_prompt_options or {}).get("force_system_prompt")
+        if forced is None:
+            return transformed
+        # A forced prompt is projected onto the request, never recorded: one leading system message with it.
+        current = get_current_system_message(transformed)
+        head = SystemMessage(
+            content=forced,
+            tools_added=current.tools_added if current else None,
+            timestamp=current.timestamp if current else now_ms(),
+        )
+        return [head, *(m for m in transformed if role_of(m) != "system")]
+
+    async def _prepare_request(self, request: Any, signal: Any = None) -> Any:
+        # The session tree is canonical: requests see its projection of the active branch.
+        context = request.context
+        context.messages = list(self.session_manager.build_session_projection().messages)
+        context.tools = list(self.agent.state.tools)
+        return AgentRequestUpdate(context=context, model=self.agent.state.model)
+
+    async def _prepare_next_turn(self, turn: AgentTurnContext) -> Any:
+        context = turn.context
+        context.messages = list(self.session_manager.build_session_projection().messages)
+        context.tools = list(self.agent.state.tools)
+        update = self._prompt_update(self._run_prompt_options or self._base_prompt_options, context.messages)
+        from pinb.agent import AgentLoopTurnUpdate
+
+        return AgentLoopTurnUpdate(context=context, messages=[update] if update else None)
+
+    def _prompt_update(self, options: dict[str, Any], messages: Sequence[Any]) -> SystemMessage | None:
+        """A system message patching the prompt sections the transcript has, or ``None`` when unchanged."""
+        options["selected_tools"] = self.get_active_tool_names()
+        current = get_current_system_message(messages)
+        previous = dict((current.sections if current else None) or {})
+        wanted = self._build_sections(options)
+        patch: dict[str, str | None] = {name: text for name, text in wanted.items() if previous.get(name) != text}
+        patch.update({name: None for name in previous if name not in wanted})
+        if not patch:
+            return None
+        return SystemMessage(content="", sections=patch)
+
+    async def _finish_turn(self, turn: AgentTurnContext, signal: Any = None) -> Any:
+        self._boundary_dispatched.append(turn.message)
+        if await self._dispatch_turn_end_boundary(turn.message, list(turn.tool_results)):
+            return AgentTurnDecision(action="continue")
+        return None
+
+    # --- the agent event handler ------------------------------------------------------------------------------
+
+    async def _handle_agent_event(self, event: Any, signal: Any = None) -> None:
+        if event.type == "agent_start" and self._agent_run_abort_requested:
+            self.agent.abort()
+        if event.type == "message_start" and role_of(event.message) == "user":
+            text = content_text(event.message.content, "")
+            if text in self._steering_messages:
+                self._steering_messages.remove(text)
+                self._emit_queue_update()
+            elif text in self._follow_up_messages:
+                self._follow_up_messages.remove(text)
+                self._emit_queue_update()
+        await self._emit_extension_event(event)
+        if event.type == "agent_end":
+            self._emit(SessionAgentEndEvent(messages=tuple(event.messages), will_retry=False))
+        else:
+            self._emit(event)
+        if event.type == "message_end":
+            self._persist(event.message)
+        if event.type == "turn_end":
+            self._flush_pending_custom_messages()
+
+    def _persist(self, message: Any) -> None:
+        role = role_of(message)
+        entry_id = None
+        if role == "custom":
+            entry_id = self.session_manager.append_custom_message_entry(
+                message.custom_type, message.content, message.display, message.details
+            )
+        elif role in ("system", "user", "assistant", "toolResult"):
+            entry_id = self.session_manager.append_message(message)
+        if entry_id is not None:
+            self._entry_ids[id(message)] = (message, entry_id)
+        if role == "assistant":
+            self._last_assistant_message = message
+
+    async def _emit_extension_event(self, event: Any) -> None:
+        runner = self.extension_runner
+        match event.type:
+            case "agent_start":
+                self._turn_index = 0
+                await runner.emit(ev.AgentStartEvent())
+            case "agent_end":
+                await runner.emit(ev.AgentEndEvent(messages=tuple(event.messages)))
+            case "turn_start":
+                await runner.emit(ev.TurnStartEvent(turn_index=self._turn_index, timestamp=now_ms()))
+            case "turn_end":
+                message = event.message
+                dispatched = any(m is message for m in self._boundary_dispatched)
+                self._boundary_dispatched = [m for m in self._boundary_dispatched if m is not message]
+                if role_of(message) == "assistant" and not dispatched:
+                    await self._dispatch_turn_end_boundary(message, list(event.tool_results))
+                self._turn_index += 1
+            case "message_start":
+                await runner.emit(ev.MessageStartEvent(message=event.message))
+            case "message_update":
+                await runner.emit(
+                    ev.MessageUpdateEvent(message=event.message, assistant_message_event=event.assistant_message_event)
+                )
+            case "message_end":
+                replacement = await runner.emit_message_end(
+                    ev.MessageEndEvent(message=event.message), validate_message=_normalize_message
+                )
+                if replacement is not None:
+                    _replace_message_in_place(event.message, replacement)
+            case "tool_execution_start":
+                await runner.emit(
+                    ev.ToolExecutionStartEvent(
+                        tool_call_id=event.tool_call_id, tool_name=event.tool_name, args=event.args
+                    )
+                )
+            case "tool_execution_update":
+                await runner.emit(
+                    ev.ToolExecutionUpdateEvent(
+                        tool_call_id=event.tool_call_id,
+                        tool_name=event.tool_name,
+                        args=event.args,
+                        partial_result=event.partial_result,
+                    )
+                )
+            case "tool_execution_end":
+                await runner.emit(
+                    ev.ToolExecutionEndEvent(
+                        tool_call_id=event.tool_call_id,
+                        tool_name=event.tool_name,
+                        result=event.result,
+                        is_error=event.is_error,
+                        duration_ms=event.duration_ms,
+                    )
+                )
+
+    # --- prompting -------------------------------------------------------------------------------------------
+
+    async def prompt(
+        self,
+        text: str,
+        *,
+        images: Sequence[Any] | None = None,
+        streaming_behavior: StreamingBehavior | Literal["follow_up"] | None = None,
+        source: ev.InputSource = "interactive",
+    ) -> None:
+        """Send a prompt and wait until it settles. While a run is active, ``streaming_behavior`` must say how to
+        queue it (``"steer"`` or ``"followUp"``); without one this raises Pi's "Agent is already processing" error."""
+        if self._is_emitting_agent_settled:
+            self._deferred_settled_actions.append(
+                lambda: self.prompt(text, images=images, streaming_behavior=streaming_behavior, source=source)
+            )
+            return
+        behavior = "followUp" if streaming_behavior == "follow_up" else streaming_behavior
+        processed = await self._run_input_handlers(text, images, source, behavior if self.is_streaming else None)
+        if processed is None:
+            return
+        current_text, current_images = processed
+        if self.is_streaming:
+            if not behavior:
+                raise AgentBusyError(BUSY_ERROR)
+            if behavior == "followUp":
+                self._queue_follow_up(current_text, current_images)
+            else:
+                self._queue_steer(current_text, current_images)
+            return
+        await self._start_run({"message_type": "user", "prompt": current_text, "images": current_images})
+
+    async def steer(
+        self, text: str, *, images: Sequence[Any] | None = None, source: ev.InputSource = "interactive"
+    ) -> str:
+        """Queue a steering message: delivered after the current turn's tool calls, before the next request."""
+        return await self._queue_user_input(text, images, "steer", source)
+
+    async def follow_up(
+        self, text: str, *, images: Sequence[Any] | None = None, source: ev.InputSource = "interactive"
+    ) -> str:
+        """Queue a follow-up message: delivered when the agent would otherwise stop."""
+        return await self._queue_user_input(text, images, "followUp", source)
+
+    async def _queue_user_input(self, text: str, images: Any, behavior: StreamingBehavior, source: str) -> str:
+        processed = await self._run_input_handlers(text, images, source, behavior if self.is_streaming else None)
+        if processed is None:
+            return "handled"
+        if behavior == "steer":
+            self._queue_steer(*processed)
+        else:
+            self._queue_follow_up(*processed)
+        return "queued"
+
+    async def _run_input_handlers(
+        self, text: str, images: Any, source: str, streaming_behavior: str | None
+    ) -> tuple[str, Any] | None:
+        runner = self.extension_runner
+        if not runner.has_handlers("input"):
+            return text, images
+        result = await runner.emit_input(text, tuple(images) if images else None, source, streaming_behavior)
+        if isinstance(result, rs.InputHandled):
+            return None
+        if isinstance(result, rs.InputTransform):
+            return result.text, result.images if result.images is not None else images
+        return text, images
+
+    def _user_message(self, text: str, images: Any) -> UserMessage:
+        return UserMessage(content=(TextContent(text=text), *(images or ())))
+
+    def _queue_steer(self, text: str, images: Any) -> None:
+        self._steering_messages.append(text)
+        self._emit_queue_update()
+        self.agent.steer(self._user_message(text, images))
+
+    def _queue_follow_up(self, text: str, images: Any) -> None:
+        self._follow_up_messages.append(text)
+        self._emit_queue_update()
+        self.agent.follow_up(self._user_message(text, images))
+
+    def clear_queue(self) -> tuple[list[str], list[str]]:
+        """Drop every queued message; returns the steering and follow-up texts."""
+        steering, follow_up = list(self._steering_messages), list(self._follow_up_messages)
+        self._steering_messages.clear()
+        self._follow_up_messages.clear()
+        self.agent.clear_all_queues()
+        self._emit_queue_update()
+        return steering, follow_up
+
+    # --- custom and extension messages ---------------------------------------------------------------------------
+
+    async def send_custom_message(
+        self, message: Any, *, trigger_turn: bool | None = None, deliver_as: str | None = None
+    ) -> None:
+        """Pi's ``sendCustomMessage``: queue it, defer it to the end of the turn, start a run, or just append it."""
+        pending = self._dispatch_custom_message(message, trigger_turn, deliver_as)
+        if pending is not None:
+            await pending
+
+    def _dispatch_custom_message(
+        self, message: Any, trigger_turn: bool | None, deliver_as: str | None
+    ) -> Awaitable[None] | None:
+        data = (
+            rs.CustomMessageInput.model_validate(message) if not isinstance(message, rs.CustomMessageInput) else message
+        )
+        app_message = CustomMessage(
+            custom_type=data.custom_type,
+            content=data.content if data.content is not None else (),
+            display=data.display,
+            details=data.details,
+        )
+        if deliver_as == "nextTurn":
+            self._pending_next_turn_messages.append(app_message)
+        elif self.is_streaming and trigger_turn is not False:
+            if deliver_as in ("followUp", "follow_up"):
+                self.agent.follow_up(app_message)
+            else:
+                self.agent.steer(app_message)
+        elif trigger_turn:
+            if self._is_emitting_agent_settled:
+                self._deferred_settled_actions.append(lambda: self.send_custom_message(message, trigger_turn=True))
+                return None
+            return self._start_run({"message_type": "custom", "message": app_message})
+        elif self.is_streaming:
+            # Appending now could split a tool call from its result; wait for the end of the turn.
+            self._pending_custom_messages.append(app_message)
+        else:
+            self._append_custom_message(app_message)
+        return None
+
+    def _append_custom_message(self, message: CustomMessage) -> None:
+        self.session_manager.append_custom_message_entry(
+            message.custom_type, message.content, message.display, message.details
+        )
+        self._refresh_finalized_context()
+        self._emit(ev.MessageStartEvent(message=message))
+        self._emit(ev.MessageEndEvent(message=message))
+
+    def _flush_pending_custom_messages(self) -> None:
+        pending, self._pending_custom_messages = self._pending_custom_messages, []
+        for message in pending:
+            self._append_custom_message(message)
+
+    async def send_user_message(self, content: Any, *, deliver_as: str | None = None) -> None:
+        """Pi's ``sendUserMessage``: a prompt from an extension (``source`` "extension")."""
+        if isinstance(content, str):
+            text, images = content, None
+        else:
+            blocks = list(content)
+            text = "\n".join(b.text for b in blocks if getattr(b, "type", None) == "text")
+            images = [b for b in blocks if getattr(b, "type", None) != "text"] or None
+        await self.prompt(text, images=images, streaming_behavior=deliver_as, source="extension")  # type: ignore[arg-type]
+
+    def append_entry(self, custom_type: str, data: Any = None) -> None:
+        entry_id = self.session_manager.append_custom_entry(custom_type, data)
+        entry = self.session_manager.get_entry(entry_id)
+        if entry is not None:
+            self._entry_appended(entry)
+
+    # --- abort, idle, dispose -----------------------------------------------------------------------------------
+
+    async def abort(self) -> None:
+        """Abort the current run and wait until the session is idle (settled, with ``aborted`` true)."""
+        if self._is_agent_run_active:
+            self._agent_run_abort_requested = True
+        if self._is_before_settle:
+            self._abort_during_before_settle = True
+        self.agent.abort()
+        await self.wait_for_idle()
+
+    async def wait_for_idle(self) -> None:
+        if self.is_idle:
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._idle_waiters.append(waiter)
+        await waiter
+
+    def _resolve_idle_waiters(self) -> None:
+        if not self.is_idle:
+            return
+        waiters, self._idle_waiters = self._idle_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def shutdown(self, reason: Literal["quit", "reload", "new", "resume", "fork"] = "quit") -> None:
+        """What Pi's runtime does on exit: abort, emit ``session_shutdown`` (if anyone listens), dispose."""
+        await self.abort()
+        if self.extension_runner.has_handlers("session_shutdown"):
+            await self.extension_runner.emit(ev.SessionShutdownEvent(reason=reason))
+        self.dispose()
+
+    def dispose(self) -> None:
+        """Abort, make every extension ``ctx`` stale, disconnect from the agent and drop listeners."""
+        with contextlib.suppress(Exception):  # dispose must succeed even if an abort hook raises
+            self.agent.abort()
+        self.extension_runner.invalidate()
+        self._unsubscribe_agent()
+        self._listeners.clear()
+
+
+def require_idle(session: AgentSession) -> None:
+    """Raise Pi's busy error when ``session`` is running (for callers that must not queue)."""
+    if session.is_streaming:
+        raise UsageError(BUSY_ERROR)

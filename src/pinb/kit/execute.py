@@ -8,9 +8,7 @@ from its outputs, and commit the run record next to it.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,19 +18,18 @@ import nbformat
 import papermill
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from papermill.exceptions import PapermillExecutionError
-from papermill.inspection import _infer_parameters
 from pydantic import ValidationError
 
 from pinb.errors import KitError
 from pinb.kit.claims import CLAIM_MIME, ClaimOutcome
 from pinb.kit.fingerprint import sha256_file
+from pinb.kit.notebook import check_parameters, inspect_notebook
 from pinb.kit.record import EXECUTED_NOTEBOOK, Artifact, Environment, Inputs, NotebookRef, RunRecord, RunStatus, utc_now
 from pinb.kit.store import RunStore, StoredRun
 
 #: A notebook that declares this parameter gets a folder for its own artefacts (traces...), hashed into the record.
 ARTIFACTS_PARAMETER = "artifacts_dir"
 ARTIFACTS_DIR = "artifacts"
-_ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -53,41 +50,6 @@ class ExecutionRequest:
     timeout: float | None = 1800.0
     #: Claim ids the chapter registers; outcomes for other ids are kept and warned about.
     known_claims: frozenset[str] = field(default_factory=frozenset)
-
-
-@dataclass(frozen=True)
-class NotebookInfo:
-    sha256: str
-    parameter_names: tuple[str, ...]
-
-
-def inspect_notebook(path: Path) -> NotebookInfo:
-    """Read a notebook and the names its `parameters` cell declares; one-line `KitError` if it cannot be used."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise KitError(f"cannot read notebook {path}: {exc.strerror or exc}") from None
-    try:
-        nb = nbformat.reads(data.decode("utf-8"), as_version=4)
-    except Exception as exc:
-        raise KitError(f"{path.name} is not a readable notebook: {_one_line(exc)}") from None
-    cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
-    if not cells:
-        raise KitError(f"{path.name} has no cell tagged 'parameters'; tag the cell that sets backend = ...")
-    try:
-        names = tuple(p.name for p in _infer_parameters(nb))
-    except Exception:
-        names = ()
-    if not names:  # papermill's inspector gives up on annotations it cannot parse; fall back to plain assignments
-        names = tuple(dict.fromkeys(_ASSIGNMENT.findall(cells[0].source)))
-    return NotebookInfo(sha256=hashlib.sha256(data).hexdigest(), parameter_names=names)
-
-
-def check_parameters(path: Path, info: NotebookInfo, parameters: dict[str, Any]) -> None:
-    unknown = [name for name in parameters if name not in info.parameter_names]
-    if unknown:
-        declared = ", ".join(info.parameter_names) or "none"
-        raise KitError(f"{path.name} has no parameter {unknown[0]!r} (its parameters cell declares: {declared})")
 
 
 def execute_run(request: ExecutionRequest, store: RunStore) -> StoredRun:

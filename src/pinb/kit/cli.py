@@ -1,0 +1,260 @@
+"""The kit's subcommands (design.md §6): verify, status, report, runs, fingerprint.
+
+Exit codes: 0 every checked claim holds; 1 a claim is contradicted (a finding); 2 an error (a notebook or the
+kit failed, or a user mistake, reported in one line on stderr); 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from pinb.errors import KitError
+from pinb.kit import report as report_module
+from pinb.kit.fingerprint import fingerprint_file
+from pinb.kit.project import Project, load_project
+from pinb.kit.status import ClaimStatus, chapter_statuses, claim_in_run
+from pinb.kit.store import StoreProblem, validate_run_id
+from pinb.kit.verify import VerifyOptions, VerifyResult, verify
+
+
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("verify", help="execute chapter notebooks, record runs, print the claim table")
+    p.add_argument("chapters", nargs="*", metavar="CHAPTER", help="chapter ids (default: every chapter)")
+    p.add_argument("--backend", choices=("standin", "pi"), default="standin")
+    p.add_argument("--pi-version", metavar="V", help="Pi version for --backend pi (default: the modelled one)")
+    p.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="notebooks run in parallel processes")
+    p.add_argument("--force", action="store_true", help="run even when the inputs are unchanged since the last run")
+    p.add_argument("--cell-timeout", type=_seconds, default=600.0, metavar="S", help="per cell (0: none)")
+    p.add_argument("--timeout", type=_seconds, default=1800.0, metavar="S", help="per notebook (0: none)")
+    p.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE", help="extra parameter")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _root(p)
+    p.set_defaults(run=cmd_verify)
+
+    p = subparsers.add_parser("status", help="claim statuses from the run store")
+    p.add_argument("chapters", nargs="*", metavar="CHAPTER")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    _root(p)
+    p.set_defaults(run=cmd_status)
+
+    p = subparsers.add_parser("report", help="the evidence report of one chapter")
+    p.add_argument("chapter", metavar="CHAPTER")
+    p.add_argument("--format", choices=("md", "json"), default="md")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    _root(p)
+    p.set_defaults(run=cmd_report)
+
+    p = subparsers.add_parser("runs", help="list, show and check recorded runs")
+    runs = p.add_subparsers(dest="runs_command", metavar="ACTION", parser_class=type(p))
+    q = runs.add_parser("list", help="every run, oldest first")
+    q.add_argument("chapters", nargs="*", metavar="CHAPTER")
+    _root(q)
+    q.set_defaults(run=cmd_runs_list)
+    q = runs.add_parser("show", help="one run record as JSON")
+    q.add_argument("run_id", metavar="RUN")
+    _root(q)
+    q.set_defaults(run=cmd_runs_show)
+    q = runs.add_parser("check", help="re-hash every artefact; report records whose evidence no longer matches")
+    _root(q)
+    q.set_defaults(run=cmd_runs_check)
+    p.set_defaults(run=lambda args: _usage(p))
+
+    p = subparsers.add_parser("fingerprint", help="sha256 of a chapter text after pinb's normalisation")
+    p.add_argument("file", metavar="FILE")
+    p.set_defaults(run=cmd_fingerprint)
+
+
+def _root(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--root", metavar="DIR", help="project root (default: found from the working directory)")
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_usage(sys.stderr)
+    return 2
+
+
+def _seconds(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("seconds cannot be negative")
+    return value or None
+
+
+def _parameter(text: str) -> tuple[str, Any]:
+    name, sep, raw = text.partition("=")
+    if not sep or not name.isidentifier():
+        raise KitError(f"parameter {text!r} is not NAME=VALUE")
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw  # a bare word is a string
+    return name, value
+
+
+def _project(args: argparse.Namespace) -> Project:
+    return load_project(getattr(args, "root", None))
+
+
+def _warn(problems: list[StoreProblem]) -> None:
+    for problem in problems:
+        print(f"pinb: warning: {problem}", file=sys.stderr)
+
+
+# --- verify ---------------------------------------------------------------------------------------------------
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    project = _project(args)
+    options = VerifyOptions(
+        chapters=tuple(args.chapters),
+        backend=args.backend,
+        pi_version=args.pi_version,
+        jobs=args.jobs,
+        force=args.force,
+        cell_timeout=args.cell_timeout,
+        timeout=args.timeout,
+        parameters=dict(_parameter(p) for p in args.parameter),
+        command=shlex.join(["pinb", *sys.argv[1:]]) if sys.argv and sys.argv[0] else "pinb verify",
+        progress=not args.no_progress,
+    )
+    result = verify(project, options)
+    rows, failures = verify_table(result)
+    print(format_table(rows))
+    for line in failures:
+        print(f"pinb: {line}", file=sys.stderr)
+    return verify_exit_code(result, rows)
+
+
+def verify_table(result: VerifyResult) -> tuple[list[ClaimStatus | tuple[str, str]], list[str]]:
+    rows: list[ClaimStatus | tuple[str, str]] = []
+    failures: list[str] = []
+    for item in result.results:
+        if item.run is None:
+            failures.append(f"{item.chapter.id}: {item.error or 'not run'}")
+            continue
+        record = item.run.record
+        if record.status != "completed":
+            failures.append(f"{item.chapter.id}: run {record.run_id} {record.status}: {record.failure}")
+        failures.extend(f"{item.chapter.id}: run {record.run_id}: {warning}" for warning in record.warnings)
+        rows.extend(claim_in_run(claim, item.run) for claim in item.chapter.claims)
+        if item.cached:
+            rows.append((item.chapter.id, f"unchanged since run {record.run_id}; not re-run (use --force)"))
+    return rows, failures
+
+
+def verify_exit_code(result: VerifyResult, rows: list[ClaimStatus | tuple[str, str]]) -> int:
+    if result.interrupted:
+        return 130
+    statuses = [row for row in rows if isinstance(row, ClaimStatus)]
+    for item in result.results:
+        if item.run is None or item.run.record.status != "completed" or item.run.record.warnings:
+            return 2
+    if any(row.status == "ERROR" for row in statuses):
+        return 2
+    if any(row.status == "CONTRADICTED" for row in statuses):
+        return 1
+    return 0
+
+
+def format_table(rows: list[ClaimStatus | tuple[str, str]]) -> str:
+    header = ("STATUS", "CLAIM", "BACKEND", "RUN", "EVIDENCE / REASON")
+    lines: list[tuple[str, ...]] = [header]
+    notes: list[str] = []
+    for row in rows:
+        if isinstance(row, tuple):
+            notes.append(f"{row[0]}: {row[1]}")
+            continue
+        text = row.evidence or row.reason
+        lines.append((row.status, row.claim_id, row.backend or "-", row.run_id or "-", _clip(text, 100)))
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header) - 1)]
+    out = ["  ".join([*(cell.ljust(w) for cell, w in zip(line[:-1], widths, strict=True)), line[-1]]) for line in lines]
+    return "\n".join(out + notes)
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# --- status, report -------------------------------------------------------------------------------------------
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    project = _project(args)
+    chapters = project.select(args.chapters)
+    listing = project.store.list()
+    _warn(listing.problems)
+    statuses = [status for chapter in chapters for status in chapter_statuses(project, chapter, listing.runs)]
+    if args.json:
+        print(json.dumps({"claims": [status.contract() for status in statuses]}, indent=2, ensure_ascii=False))
+    else:
+        print(format_table(list(statuses)))
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    project = _project(args)
+    chapter = project.chapter(args.chapter)
+    listing = project.store.list(chapter.id)
+    _warn(listing.problems)
+    built = report_module.build_report(project, chapter, listing.runs)
+    text = report_module.render_markdown(built) if args.format == "md" else report_module.render_json(built)
+    if args.output:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise KitError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+# --- runs, fingerprint ----------------------------------------------------------------------------------------
+
+
+def cmd_runs_list(args: argparse.Namespace) -> int:
+    project = _project(args)
+    chapters = [chapter.id for chapter in project.select(args.chapters)] if args.chapters else None
+    listing = project.store.list()
+    _warn(listing.problems)
+    lines = [("RUN", "CHAPTER", "BACKEND", "STATUS", "CLAIMS", "STARTED")]
+    for run in listing.runs:
+        record = run.record
+        if chapters is not None and record.chapter not in chapters:
+            continue
+        counts = {}
+        for outcome in record.claims:
+            counts[outcome.outcome] = counts.get(outcome.outcome, 0) + 1
+        summary = ", ".join(f"{n} {name}" for name, n in sorted(counts.items())) or "none"
+        lines.append((record.run_id, record.chapter, record.backend, record.status, summary, record.started_at))
+    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
+    print("\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in lines))
+    return 0
+
+
+def cmd_runs_show(args: argparse.Namespace) -> int:
+    validate_run_id(args.run_id)
+    run = _project(args).store.get(args.run_id)
+    print(run.record.model_dump_json(indent=2))
+    return 0
+
+
+def cmd_runs_check(args: argparse.Namespace) -> int:
+    runs, problems = _project(args).store.check()
+    for problem in problems:
+        print(f"pinb: {problem}", file=sys.stderr)
+    print(f"{len(runs)} run(s) checked, {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+def cmd_fingerprint(args: argparse.Namespace) -> int:
+    print(fingerprint_file(args.file))
+    return 0

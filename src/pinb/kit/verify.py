@@ -1,0 +1,198 @@
+"""`pinb verify`: plan every chapter's run (all checks before anything is written), skip what the cache says is
+unchanged, execute the rest (in parallel processes with `jobs > 1`), and hand back what each chapter's evidence is.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tqdm import tqdm
+
+from pinb.errors import KitError, PinbError
+from pinb.kit import environment
+from pinb.kit.notebook import check_parameters, inspect_notebook
+from pinb.kit.project import ChapterLike, Project, backend_name, default_parameters
+from pinb.kit.record import Inputs
+from pinb.kit.store import RunStore, StoredRun
+
+if TYPE_CHECKING:
+    from pinb.kit.execute import ExecutionRequest
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    chapters: tuple[str, ...] = ()
+    #: `standin` or `pi`.
+    backend: str = "standin"
+    pi_version: str | None = None
+    jobs: int = 1
+    force: bool = False
+    cell_timeout: float | None = 600.0
+    timeout: float | None = 1800.0
+    #: Extra parameters (`-p NAME=VALUE`), checked against each notebook's `parameters` cell.
+    parameters: dict[str, Any] = field(default_factory=dict)
+    command: str = "pinb verify"
+    progress: bool = True
+
+
+@dataclass
+class ChapterResult:
+    chapter: ChapterLike
+    #: The run whose outcomes stand for this chapter: new, or reused from the cache.
+    run: StoredRun | None = None
+    cached: bool = False
+    #: Why the kit could not produce a run at all.
+    error: str | None = None
+
+
+@dataclass
+class VerifyResult:
+    results: list[ChapterResult]
+    interrupted: bool = False
+
+
+def plan(project: Project, options: VerifyOptions) -> tuple[list[ExecutionRequest], list[ChapterResult]]:
+    """Build every request, or raise `KitError` for the first bad input; nothing is written."""
+    if options.jobs < 1:
+        raise KitError("--jobs must be at least 1")
+    backend = backend_name(options.backend, options.pi_version or project.pi_version)
+    chapters = project.select(list(options.chapters))
+    if not chapters:
+        raise KitError("no chapters are registered")
+    parameters = default_parameters(backend) | dict(options.parameters)
+    listing = project.store.list()
+    todo: list[tuple[ChapterLike, Path, Inputs]] = []
+    results: list[ChapterResult] = []
+    for chapter in chapters:
+        notebook = project.notebook_path(chapter)
+        info = inspect_notebook(notebook)
+        check_parameters(notebook, info, parameters)
+        inputs = project.current_inputs(chapter, backend, parameters)
+        result = ChapterResult(chapter=chapter)
+        results.append(result)
+        if not options.force:
+            cached = [
+                run
+                for run in listing.runs
+                if run.record.chapter == chapter.id and run.record.status == "completed" and run.record.inputs == inputs
+            ]
+            if cached:
+                result.run, result.cached = cached[-1], True
+                continue
+        todo.append((chapter, notebook, inputs))
+    if not todo:
+        return [], results
+    from pinb.kit.execute import ExecutionRequest  # papermill and nbformat load only when something runs
+
+    env = environment.collect(project.root, backend, project.kernel_name)
+    requests = [
+        ExecutionRequest(
+            chapter=chapter.id,
+            notebook=notebook,
+            notebook_ref=Path(chapter.notebook).as_posix(),
+            parameters=parameters,
+            backend=backend,
+            inputs=inputs,
+            command=options.command,
+            environment=env,
+            kernel_name=project.kernel_name,
+            cell_timeout=options.cell_timeout,
+            timeout=options.timeout,
+            known_claims=frozenset(claim.id for claim in chapter.claims),
+        )
+        for chapter, notebook, inputs in todo
+    ]
+    return requests, results
+
+
+def verify(project: Project, options: VerifyOptions) -> VerifyResult:
+    requests, results = plan(project, options)
+    by_chapter = {result.chapter.id: result for result in results}
+    outcome = VerifyResult(results=results)
+    if not requests:
+        return outcome
+    bar = tqdm(total=len(requests), desc="pinb verify", unit="notebook", disable=None if options.progress else True)
+    try:
+        if options.jobs == 1 or len(requests) == 1:
+            outcome.interrupted = _run_sequential(requests, project.store, by_chapter, bar)
+        else:
+            outcome.interrupted = _run_parallel(requests, project.store, by_chapter, bar, options.jobs)
+    finally:
+        bar.close()
+    return outcome
+
+
+def execute_run(request: ExecutionRequest, store: RunStore) -> StoredRun:
+    from pinb.kit.execute import execute_run as run
+
+    return run(request, store)
+
+
+def _run_sequential(
+    requests: list[ExecutionRequest], store: RunStore, by_chapter: dict[str, ChapterResult], bar: tqdm
+) -> bool:
+    for request in requests:
+        bar.set_postfix_str(request.chapter)
+        result = by_chapter[request.chapter]
+        try:
+            result.run = execute_run(request, store)
+        except PinbError as exc:
+            result.error = str(exc)
+        bar.update()
+        if result.run is not None and result.run.record.status == "interrupted":
+            return True
+    return False
+
+
+def _execute_in_worker(request: ExecutionRequest, runs_dir: str) -> StoredRun | str:
+    try:
+        return execute_run(request, RunStore(Path(runs_dir)))
+    except PinbError as exc:
+        return f"error: {exc}"
+
+
+def _run_parallel(
+    requests: list[ExecutionRequest],
+    store: RunStore,
+    by_chapter: dict[str, ChapterResult],
+    bar: tqdm,
+    jobs: int,
+) -> bool:
+    interrupted = False
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(requests), os.cpu_count() or jobs))
+    pending: dict[Future[StoredRun | str], ExecutionRequest] = {
+        pool.submit(_execute_in_worker, request, str(store.root)): request for request in requests
+    }
+    try:
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                _settle(pending.pop(future), future, by_chapter)
+                bar.update()
+    except KeyboardInterrupt:
+        # the workers got the same Ctrl-C and are writing their runs as interrupted; wait for them to finish
+        interrupted = True
+        pool.shutdown(wait=True, cancel_futures=True)
+        for future, request in pending.items():
+            if future.done() and not future.cancelled():
+                _settle(request, future, by_chapter)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return interrupted or any(r.run is not None and r.run.record.status == "interrupted" for r in by_chapter.values())
+
+
+def _settle(request: ExecutionRequest, future: Future[StoredRun | str], by_chapter: dict[str, ChapterResult]) -> None:
+    result = by_chapter[request.chapter]
+    try:
+        value = future.result()
+    except BaseException as exc:  # a worker that died (BrokenProcessPool) or was interrupted
+        result.error = f"the worker running {request.chapter} stopped: {type(exc).__name__}: {exc}".strip()
+        return
+    if isinstance(value, str):
+        result.error = value.removeprefix("error: ")
+    else:
+        result.run = value

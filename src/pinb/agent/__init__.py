@@ -1,5 +1,18 @@
 """pinb.agent: the agent core, like pi-agent-core (a stateless loop, the stateful Agent shell, tools, events)."""
 
+from pinb.agent.agent import (
+    BUSY_CONTINUE,
+    BUSY_PROMPT,
+    BUSY_RESET,
+    Agent,
+    AgentInitialState,
+    AgentState,
+    PendingMessageQueue,
+)
+from pinb.agent.listeners import ListenerSet
+from pinb.agent.loop import run_agent_loop, run_agent_loop_continue
+from pinb.agent.tool_execution import OPERATION_ABORTED
+from pinb.agent.transcript_state import IncrementalConverter, ToolLedger, default_convert_to_llm, keep_llm_message
 from pinb.agent.types import (
     AfterToolCallContext,
     AfterToolCallResult,
@@ -36,27 +49,37 @@ from pinb.agent.types import (
 )
 
 __all__ = [
+    "BUSY_CONTINUE",
+    "BUSY_PROMPT",
+    "BUSY_RESET",
+    "OPERATION_ABORTED",
     "AfterToolCallContext",
     "AfterToolCallResult",
+    "Agent",
     "AgentContext",
     "AgentEndEvent",
     "AgentEvent",
     "AgentEventSink",
+    "AgentInitialState",
     "AgentListener",
     "AgentLoopConfig",
     "AgentLoopTurnUpdate",
     "AgentMessage",
     "AgentRequestUpdate",
     "AgentStartEvent",
+    "AgentState",
     "AgentTool",
     "AgentToolResult",
     "AgentTurnContext",
     "AgentTurnDecision",
     "BeforeToolCallContext",
     "BeforeToolCallResult",
+    "IncrementalConverter",
+    "ListenerSet",
     "MessageEndEvent",
     "MessageStartEvent",
     "MessageUpdateEvent",
+    "PendingMessageQueue",
     "PrepareNextTurnContext",
     "PrepareRequestContext",
     "QueueMode",
@@ -65,7 +88,12 @@ __all__ = [
     "ToolExecutionMode",
     "ToolExecutionStartEvent",
     "ToolExecutionUpdateEvent",
+    "ToolLedger",
     "TurnEndEvent",
     "TurnStartEvent",
+    "default_convert_to_llm",
+    "keep_llm_message",
+    "run_agent_loop",
+    "run_agent_loop_continue",
     "text_result",
 ]

@@ -16,23 +16,39 @@ import asyncio
 import contextlib
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pinb.agent import (
     AfterToolCallContext,
     AfterToolCallResult,
+    Agent,
+    AgentLoopTurnUpdate,
     AgentRequestUpdate,
+    AgentTool,
     AgentTurnContext,
     AgentTurnDecision,
     BeforeToolCallContext,
     BeforeToolCallResult,
 )
-from pinb.ai import MESSAGE_ADAPTER, CustomMessage, PiRecord, SystemMessage, TextContent, UserMessage, now_ms
+from pinb.agent.agent import AgentInitialState
+from pinb.ai import (
+    DEFAULT_MODEL,
+    MESSAGE_ADAPTER,
+    CustomMessage,
+    Model,
+    PiRecord,
+    SystemMessage,
+    TextContent,
+    UserMessage,
+    now_ms,
+)
 from pinb.ai.transcript import content_text, get_current_system_message
 from pinb.app.extensions import events as ev
 from pinb.app.extensions import results as rs
+from pinb.app.extensions.api import ExtensionFactory, RegisteredTool, load_extensions
 from pinb.app.extensions.context import ExtensionErrorRecord
-from pinb.app.extensions.runner import ExtensionRunner, role_of
+from pinb.app.extensions.runner import ContextActions, ExtensionRunner, role_of
 from pinb.app.session_messages import convert_to_llm
 from pinb.app.session_tree import SessionManager
 from pinb.app.settlement import ContinuationRecord, SettlementMixin
@@ -146,6 +162,8 @@ class AgentSession(SettlementMixin):
         self._background: set[asyncio.Task[Any]] = set()
         #: Every continuation the session started on its own, in order (Pi has no cap; this shows a loop).
         self.continuations: list[ContinuationRecord] = []
+        #: Extensions that failed to load, with Pi's messages.
+        self.extension_load_errors: list[Any] = []
         #: Every extension error reported so far, in order.
         self.extension_errors: list[ExtensionErrorRecord] = []
         runner.on_error(self.extension_errors.append)
@@ -246,6 +264,57 @@ class AgentSession(SettlementMixin):
         if self.extension_runner.has_handlers("resources_discover"):
             await self.extension_runner.emit_resources_discover(self.cwd, "startup")
 
+    def bind_core(self) -> None:
+        """Give extensions' ``pi`` actions and ``ctx`` reads their session implementations (Pi's ``bindCore``)."""
+        runner = self.extension_runner
+        runtime = runner.runtime
+
+        def send_message(message: Any, *, trigger_turn: bool | None = None, deliver_as: str | None = None) -> None:
+            try:
+                pending = self._dispatch_custom_message(message, trigger_turn, deliver_as)
+            except Exception as error:
+                runner.emit_error(ExtensionErrorRecord("<runtime>", "send_message", str(error)))
+                return
+            if pending is not None:
+                self._spawn(self._reporting(pending, "send_message"))
+
+        def send_user_message(content: Any, *, deliver_as: str | None = None) -> None:
+            self._spawn(self._reporting(self.send_user_message(content, deliver_as=deliver_as), "send_user_message"))
+
+        runtime.send_message = send_message
+        runtime.send_user_message = send_user_message
+        runtime.append_entry = self.append_entry
+        runtime.set_session_name = lambda name: self.session_manager.append_session_info(name)
+        runtime.get_session_name = self.session_manager.get_session_name
+        runtime.set_label = lambda entry_id, label: self.session_manager.append_label_change(entry_id, label)
+        runtime.get_active_tools = self.get_active_tool_names
+        runtime.get_all_tools = self.get_all_tools
+        runtime.set_active_tools = self.set_active_tools_by_name
+        runtime.get_thinking_level = lambda: self.agent.state.thinking_level
+        runtime.set_thinking_level = self._set_thinking_level
+        runner.bind_core(
+            ContextActions(
+                get_model=lambda: self.agent.state.model,
+                is_idle=lambda: self.is_idle,
+                get_signal=lambda: self.agent.signal,
+                abort=lambda: self._spawn(self.abort()),
+                has_pending_messages=lambda: self.pending_message_count > 0,
+                get_system_prompt=lambda: self.system_prompt,
+            )
+        )
+
+    async def _reporting(self, awaitable: Awaitable[Any], event: str) -> None:
+        # Pi runs these actions with .catch(): a failure becomes a <runtime> error record, never an exception.
+        try:
+            await awaitable
+        except Exception as error:
+            self.extension_runner.emit_error(ExtensionErrorRecord("<runtime>", event, str(error)))
+
+    def _set_thinking_level(self, level: str) -> None:
+        if level != self.agent.state.thinking_level:
+            self.agent.state.thinking_level = level
+            self.session_manager.append_thinking_level_change(level)
+
     def _entry_appended(self, entry: Any) -> None:
         self._emit(EntryAppendedEvent(entry=entry))
 
@@ -276,7 +345,7 @@ class AgentSession(SettlementMixin):
         agent.after_tool_call = self._after_tool_call
         agent.prepare_request = self._prepare_request
         agent.finish_turn = self._finish_turn
-        agent.prepare_next_turn = self._prepare_next_turn
+        agent.prepare_next_turn_with_context = self._prepare_next_turn
         agent.transform_context = self._transform_context
         agent.convert_to_llm = convert_to_llm
 
@@ -340,13 +409,11 @@ class AgentSession(SettlementMixin):
         context.tools = list(self.agent.state.tools)
         return AgentRequestUpdate(context=context, model=self.agent.state.model)
 
-    async def _prepare_next_turn(self, turn: AgentTurnContext) -> Any:
+    async def _prepare_next_turn(self, turn: AgentTurnContext, signal: Any = None) -> Any:
         context = turn.context
         context.messages = list(self.session_manager.build_session_projection().messages)
         context.tools = list(self.agent.state.tools)
         update = self._prompt_update(self._run_prompt_options or self._base_prompt_options, context.messages)
-        from pinb.agent import AgentLoopTurnUpdate
-
         return AgentLoopTurnUpdate(context=context, messages=[update] if update else None)
 
     def _prompt_update(self, options: dict[str, Any], messages: Sequence[Any]) -> SystemMessage | None:
@@ -658,6 +725,116 @@ class AgentSession(SettlementMixin):
         self.extension_runner.invalidate()
         self._unsubscribe_agent()
         self._listeners.clear()
+
+
+# --- construction ----------------------------------------------------------------------------------------------------
+
+#: Pi's default preamble stands here until request assembly provides the full section builder.
+DEFAULT_PREAMBLE = "You are an expert coding assistant operating inside pi, a coding agent harness."
+
+
+def default_prompt_sections(options: dict[str, Any]) -> dict[str, str]:
+    """The system prompt as named sections: a custom prompt replaces the preamble."""
+    sections = {"preamble": options.get("custom_prompt") or DEFAULT_PREAMBLE}
+    if options.get("append_system_prompt"):
+        sections["addendum"] = options["append_system_prompt"]
+    return sections
+
+
+@dataclass
+class AgentSessionOptions:
+    """Everything ``create_agent_session`` needs (Pi's ``createAgentSession`` options that pinb models)."""
+
+    #: The provider's stream function, e.g. ``FauxProvider().stream``.
+    stream_fn: Any
+    model: Model | None = None
+    #: The session's tools; all of them start active (a tool named ``bash`` replaces Pi's built-in one).
+    tools: Sequence[AgentTool] = ()
+    #: ``(name, factory)`` pairs in load order; the name is what error records call Pi's extension path.
+    extensions: Sequence[tuple[str, ExtensionFactory]] = ()
+    session_manager: SessionManager | None = None
+    cwd: str = "/project"
+    #: Replaces Pi's preamble (like a ``SYSTEM.md``).
+    system_prompt: str | None = None
+    prompt_sections: Callable[[dict[str, Any]], dict[str, str]] = default_prompt_sections
+    thinking_level: str = "off"
+    tool_execution: Literal["parallel", "sequential"] = "parallel"
+    steering_mode: Literal["all", "one-at-a-time"] = "one-at-a-time"
+    follow_up_mode: Literal["all", "one-at-a-time"] = "one-at-a-time"
+    #: ``None``: no UI (``ctx.has_ui`` false); a ``ScriptedUI`` answers dialogs headlessly.
+    ui: ExtensionUI | None = None
+    mode: Mode = "print"
+    on_error: Callable[[ExtensionErrorRecord], None] | None = None
+    #: Bind extensions (UI, mode, ``session_start``) right away, as Pi's modes do on start.
+    bind: bool = True
+
+
+def _extension_tool(tool: RegisteredTool, runner: ExtensionRunner) -> AgentTool:
+    async def execute(tool_call_id: str, params: Any, signal: Any, on_update: Any) -> Any:
+        outcome = tool.execute(tool_call_id, params, signal, on_update, runner.create_context())
+        return await outcome if inspect.isawaitable(outcome) else outcome
+
+    return AgentTool(
+        name=tool.name,
+        parameters=tool.parameters,
+        execute=execute,
+        description=tool.description,
+        label=tool.label or tool.name,
+        execution_mode=tool.execution_mode,
+    )
+
+
+async def create_agent_session(options: AgentSessionOptions | None = None, **kwargs: Any) -> AgentSession:
+    """Build a session like Pi's SDK: load extensions, record model and thinking level, wire the Agent, bind.
+
+    Extensions that fail to load are reported in ``session.extension_load_errors`` (Pi's messages); the rest load.
+    """
+    options = options or AgentSessionOptions(**kwargs)
+    session_manager = options.session_manager or SessionManager(options.cwd)
+    loaded = await load_extensions(list(options.extensions))
+    runner = ExtensionRunner(
+        loaded.extensions,
+        loaded.runtime,
+        cwd=options.cwd,
+        session_manager=session_manager,
+        current_system_message=get_current_system_message,
+    )
+    model = options.model or DEFAULT_MODEL
+    existing = session_manager.build_session_context()
+    if not session_manager.get_entries():
+        # New sessions record the initial model and thinking level so a resume restores them.
+        session_manager.append_model_change(model.provider, model.id)
+        session_manager.append_thinking_level_change(options.thinking_level)
+    agent = Agent(
+        initial_state=AgentInitialState(
+            system_prompt="", model=model, thinking_level=options.thinking_level, messages=existing.messages
+        ),
+        stream_fn=options.stream_fn,
+        convert_to_llm=convert_to_llm,
+        steering_mode=options.steering_mode,
+        follow_up_mode=options.follow_up_mode,
+        tool_execution=options.tool_execution,
+        session_id=session_manager.session_id,
+    )
+    registry: dict[str, Any] = {tool.name: tool for tool in options.tools}
+    for extension in loaded.extensions:
+        for tool in extension.tools.values():
+            registry.setdefault(tool.name, _extension_tool(tool, runner))
+    base_options = {"cwd": options.cwd, "custom_prompt": options.system_prompt, "selected_tools": list(registry)}
+    session = AgentSession(
+        agent,
+        session_manager,
+        runner,
+        cwd=options.cwd,
+        system_prompt=options.prompt_sections,
+        base_prompt_options=base_options,
+        tool_registry=registry,
+    )
+    session.extension_load_errors = list(loaded.errors)
+    session.bind_core()
+    if options.bind:
+        await session.bind_extensions(ui=options.ui, mode=options.mode, on_error=options.on_error)
+    return session
 
 
 def require_idle(session: AgentSession) -> None:

@@ -174,6 +174,8 @@ def test_ext_result_message_is_summarised() -> None:
     message = {"role": "assistant", "content": [{"type": "text", "text": "X"}], "stopReason": "stop", "usage": {}}
     line = writer.ext("e", None, {"type": "message_end", "message": message}, result={"message": message})
     assert line["result"] == {"message": {"role": "assistant", "stopReason": "stop", "text": "X"}}
+    draft = {"message": {"customType": "note", "content": "c", "display": True}}
+    assert writer.ext("e", None, {"type": "before_agent_start"}, result=draft)["result"] == draft
 
 
 def test_model_line() -> None:

@@ -355,9 +355,11 @@ def snapshot(event: Any) -> dict[str, Any]:
 
 def _result_json(result: Any, labels: Labels) -> Any:
     data = to_pi_json(result)
-    if isinstance(data, dict) and isinstance(data.get("message"), Mapping):
-        data = {**data, "message": message_summary(data["message"], labels, end=True)}
-    return data
+    message = data.get("message") if isinstance(data, dict) else None
+    # Only a real message (one with a role) is summarised; inject_message's draft is written as returned.
+    if isinstance(message, Mapping) and isinstance(message.get("role"), str):
+        data = {**data, "message": message_summary(message, labels, end=True)}
+    return copy.deepcopy(data)
 
 
 # --- JSONL -----------------------------------------------------------------------------------------------------------

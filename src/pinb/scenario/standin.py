@@ -1,0 +1,164 @@
+"""The ``standin`` backend: run a scenario on pinb's own agent core or application layer and trace it.
+
+Layer ``agent`` builds an ``Agent`` over the faux provider, like chapter 01's program; layer ``app`` builds an agent
+session with the scenario's extensions (``standin_app``). Both write the same lines the real-Pi runner writes:
+``meta`` first, ``driver`` lines for what the runner did, a ``model`` line per provider request and one line per
+event the public listener receives; queue triggers fire inside that listener right after the event's line.
+"""
+
+from __future__ import annotations
+
+import platform
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pinb import __version__
+from pinb._async import run_sync
+from pinb.ai import FauxProvider, TextContent, UserMessage, faux_assistant_message, faux_text, faux_thinking
+from pinb.ai.faux import FauxRequest, faux_tool_call
+from pinb.scenario.model import Response, Scenario, TextBlock, ThinkingBlock, ToolCallBlock, Trigger
+from pinb.scenario.trace import TraceWriter
+
+__all__ = ["arun_on_standin", "run_on_standin"]
+
+
+def run_on_standin(scenario: Scenario) -> list[dict[str, Any]]:
+    """Run ``scenario`` on the stand-in and return its trace lines (synchronous; use ``arun_on_standin`` in Jupyter)."""
+    return run_sync(arun_on_standin(scenario))
+
+
+async def arun_on_standin(scenario: Scenario) -> list[dict[str, Any]]:
+    writer = TraceWriter()
+    writer.write(
+        "meta",
+        "scenario",
+        {
+            "id": scenario.id,
+            "layer": scenario.layer,
+            "backend": "standin",
+            "versions": {"pinb": __version__},
+            "python": platform.python_version(),
+        },
+    )
+    if scenario.layer == "agent":
+        await _run_agent_layer(scenario, writer)
+    else:
+        from pinb.scenario.standin_app import run_app_layer
+
+        await run_app_layer(scenario, writer)
+    return writer.lines
+
+
+# --- shared by both layers ---------------------------------------------------------------------------------------
+
+
+def scripted_responses(scenario: Scenario) -> list[Any]:
+    """The faux script; a tool call without an id gets the same made-up id the real runner gives it."""
+    return [_scripted(response, index) for index, response in enumerate(scenario.responses)]
+
+
+def _scripted(response: Response, index: int) -> Any:
+    blocks: list[Any] = []
+    for block_index, block in enumerate(response.content):
+        match block:
+            case TextBlock():
+                blocks.append(faux_text(block.text))
+            case ThinkingBlock():
+                blocks.append(faux_thinking(block.thinking))
+            case ToolCallBlock():
+                call_id = block.id if block.id is not None else f"scripted-{index + 1}-{block_index + 1}"
+                blocks.append(faux_tool_call(block.name, dict(block.arguments), id=call_id))
+    return faux_assistant_message(
+        blocks, stop_reason=response.stop_reason, error_message=response.error_message, timestamp=0
+    )
+
+
+def make_faux(scenario: Scenario, writer: TraceWriter) -> FauxProvider:
+    """The faux provider with the scenario's chunking, writing one ``model`` line per request it takes."""
+    stream = scenario.effective_settings.stream
+    token_size = stream.token_size if stream is not None and stream.token_size is not None else 1000
+    rate = stream.tokens_per_second if stream is not None else None
+
+    def on_request(request: FauxRequest) -> None:
+        writer.model_request(request.n, list(request.context.messages), None, exhausted=request.exhausted)
+
+    faux = FauxProvider(token_size=token_size, tokens_per_second=rate, on_request=on_request)
+    faux.set_responses(scripted_responses(scenario))
+    return faux
+
+
+def user_message(text: str) -> UserMessage:
+    return UserMessage(content=(TextContent(text=text),), timestamp=0)
+
+
+class Triggers:
+    """The scenario's queue: counts events by type and fires the triggers of the n-th one."""
+
+    def __init__(self, queue: tuple[Trigger, ...], writer: TraceWriter) -> None:
+        self._queue = queue
+        self._writer = writer
+        self._counts: dict[str, int] = {}
+
+    async def fire(self, event_type: str, act: Callable[[Trigger], Awaitable[None] | None]) -> None:
+        count = self._counts.get(event_type, 0) + 1
+        self._counts[event_type] = count
+        for trigger in self._queue:
+            if trigger.event_type != event_type or trigger.occurrence != count:
+                continue
+            self._writer.write("driver", "queue", {"when": trigger.when, "do": trigger.do, "text": trigger.text})
+            try:
+                outcome = act(trigger)
+                if outcome is not None:
+                    await outcome
+            except Exception as exc:
+                self._writer.write("driver", "queue_rejected", {"error": error_text(exc)})
+
+
+def error_text(error: BaseException) -> str:
+    return str(error)
+
+
+# --- layer agent ---------------------------------------------------------------------------------------------------
+
+
+async def _run_agent_layer(scenario: Scenario, writer: TraceWriter) -> None:
+    from pinb.agent import Agent
+    from pinb.scenario.standin_tools import build_tools
+
+    faux = make_faux(scenario, writer)
+    settings = scenario.effective_settings
+    commands: list[str] = []
+    initial_state: dict[str, Any] = {"model": faux.get_model(), "tools": build_tools(scenario.tools, commands)}
+    if scenario.system_prompt is not None:
+        initial_state["system_prompt"] = scenario.system_prompt
+    agent = Agent(
+        initial_state=initial_state,
+        stream_fn=faux.stream,
+        tool_execution=settings.tool_execution,
+        steering_mode=settings.steering_mode,
+        follow_up_mode=settings.follow_up_mode,
+    )
+    triggers = Triggers(scenario.queue, writer)
+
+    def act(trigger: Trigger) -> None:
+        if trigger.do == "steer":
+            agent.steer(user_message(trigger.text or ""))
+        elif trigger.do == "follow_up":
+            agent.follow_up(user_message(trigger.text or ""))
+        else:
+            agent.abort()
+
+    async def listener(event: Any, _signal: Any) -> None:
+        writer.event("agent", event)
+        await triggers.fire(event.type, act)
+
+    agent.subscribe(listener)
+    for text in scenario.prompts:
+        writer.write("driver", "prompt", {"text": text})
+        try:
+            await agent.prompt(text)
+        except Exception as exc:
+            writer.write("driver", "prompt_rejected", {"error": error_text(exc)})
+        else:
+            writer.write("driver", "prompt_resolved")
+    writer.write("driver", "dispose")

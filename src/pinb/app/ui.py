@@ -7,6 +7,7 @@ that asks the user runs headlessly: its dialogs answer from a script and every c
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -168,6 +169,9 @@ class PromptEventUI(ExtensionUI):
         if self._depth == 1:
             self._active = (kind, title)
             self._on_prompt(kind, title, True)
+            # Pi announces from a microtask that runs before the dialog's answer reaches the caller; yielding once
+            # lets the announcement's handlers start first here too.
+            await asyncio.sleep(0)
         try:
             return await run()
         finally:
@@ -176,6 +180,7 @@ class PromptEventUI(ExtensionUI):
                 active_kind, active_title = self._active or (kind, title)
                 self._active = None
                 self._on_prompt(active_kind, active_title, False)
+                await asyncio.sleep(0)
 
     async def select(self, title: str, options: Sequence[str], opts: Any = None) -> str | None:
         return await self._prompt("select", title, lambda: self.inner.select(title, options, opts))

@@ -99,3 +99,41 @@ async def make_session(responses: Sequence[Any], *extensions: tuple[str, Any], *
     extensions_list = list(extensions)
     session = await create_agent_session(stream_fn=faux.stream, model=faux.model, extensions=extensions_list, **options)
     return session, faux
+
+
+def traced(recorder: Recorder, label: str, handler: Any) -> Any:
+    """Wrap ``handler`` so the recorder gets ``ext <label> <event type>`` when it returns (as trace ``ext`` lines)."""
+    import inspect
+
+    async def wrapper(event: Any, ctx: Any) -> Any:
+        result = handler(event, ctx)
+        if inspect.isawaitable(result):
+            result = await result
+        recorder.lines.append(f"ext {label} {event.type}")
+        return result
+
+    return wrapper
+
+
+class TracingAPI:
+    """An ``ExtensionAPI`` stand-in for a factory: every ``on`` registration is traced under ``label``."""
+
+    def __init__(self, pi: Any, recorder: Recorder, label: str) -> None:
+        self._pi = pi
+        self._recorder = recorder
+        self._label = label
+
+    def on(self, event: str, handler: Any) -> Any:
+        return self._pi.on(event, traced(self._recorder, self._label, handler))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pi, name)
+
+
+def traced_factory(factory: Any, recorder: Recorder, label: str) -> Any:
+    """``factory`` with each of its handlers traced."""
+
+    def wrapped(pi: Any) -> Any:
+        return factory(TracingAPI(pi, recorder, label))
+
+    return wrapped

@@ -187,14 +187,14 @@ class ExtensionRunner:
         return self.ui is not NO_OP_UI
 
     def _announce_prompt(self, kind: str, title: str | None, starting: bool) -> None:
-        # Pi emits ui_prompt_start/end from a microtask, so they reach handlers after the current step.
+        # Pi emits ui_prompt_start/end from a microtask: the dispatch starts once the dialog's caller yields.
         model = ev.UIPromptStartEvent if starting else ev.UIPromptEndEvent
         event = model(kind=kind, title=title)  # type: ignore[arg-type]
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        loop.call_soon(lambda: self._pending_prompt_events.append(loop.create_task(self.emit(event))))
+        self._pending_prompt_events.append(loop.create_task(self.emit(event)))
 
     def invalidate(self, message: str = STALE_CONTEXT) -> None:
         if not self._stale_message:

@@ -58,6 +58,8 @@ from pinb.errors import FauxScriptError
 DEFAULT_MIN_TOKEN_SIZE = 3
 DEFAULT_MAX_TOKEN_SIZE = 5
 NO_MORE_RESPONSES = "No more faux responses queued"
+#: What ``Models.streamSimple`` reports for a request made with an already-aborted signal.
+REQUEST_ABORTED_BEFORE_START = "This operation was aborted"
 
 _id_counter = 0
 
@@ -353,8 +355,25 @@ class FauxProvider:
     def stream(
         self, model: Model, context: Context, options: dict[str, Any] | None = None
     ) -> AssistantMessageEventStream:
-        """Answer one request with the next scripted response."""
+        """Answer one request with the next scripted response.
+
+        Like ``Models.streamSimple`` (the stream function the book's programs use), a request whose signal is
+        already aborted never reaches the script: it ends at once with stop reason ``aborted`` and Pi's
+        "This operation was aborted", and is not counted or recorded.
+        """
         options = options or {}
+        signal = options.get("signal")
+        if signal is not None and signal.aborted:
+            refused = AssistantMessage(
+                content=(),
+                api=model.api,
+                provider=model.provider,
+                model=model.id,
+                usage=EMPTY_USAGE,
+                stop_reason="aborted",
+                error_message=REQUEST_ABORTED_BEFORE_START,
+            )
+            return AssistantMessageEventStream.of_message(refused)
         step = self._pending.pop(0) if self._pending else None
         self.state.call_count += 1
         request = FauxRequest(

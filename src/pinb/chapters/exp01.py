@@ -1,0 +1,517 @@
+"""Chapter 01's experiments that run as scenarios: the same data on the stand-in and on real Pi, judged alike.
+
+Each judge is a pure function of the traces (keyed by scenario name) and returns a `Finding` that can go either
+way: it compares what the trace shows with what the chapter says.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pinb.chapters import scenarios as sc
+from pinb.chapters import tq
+from pinb.chapters.experiments import Finding, Params, ScenarioExperiment, Trace
+
+INJECTED = "Remember: the user prefers short answers."
+
+
+# --- one turn ---------------------------------------------------------------------------------------------------
+
+
+def _hello(params: Params) -> dict[str, dict[str, Any]]:
+    prompt = str(params.get("prompt", "Hello there."))
+    return {"hello": sc.app("ch01-hello", prompt, [sc.text("Hi.")])}
+
+
+def judge_message_added(traces: dict[str, Trace]) -> Finding:
+    lines = tq.core(traces["hello"])
+    prompt = next((line.get("text") for line in traces["hello"] if line.get("type") == "prompt"), None)
+    user_end = tq.index(lines, lambda ln: ln.get("type") == "message_end" and ln.get("role") == "user")
+    first_request = tq.index(lines, tq.is_("request", "model"))
+    if user_end < 0 or first_request < 0:
+        return Finding(False, f"no user message_end ({user_end}) or no model request ({first_request})")
+    last = lines[first_request].get("messages", [{}])[-1]
+    holds = user_end < first_request and last.get("role") == "user" and last.get("text") == prompt
+    return Finding(
+        holds,
+        f"user message recorded at core line {user_end}, request #1 at {first_request}; "
+        f"request #1 ends with {last.get('role')} {last.get('text')!r}",
+    )
+
+
+def _word_count_app(params: Params) -> dict[str, dict[str, Any]]:
+    return {"word-count-app": sc.word_count("app", str(params.get("sentence", "the quick brown fox")))}
+
+
+def judge_four_inputs(traces: dict[str, Trace]) -> Finding:
+    requests = tq.requests(traces["word-count-app"])
+    if not requests:
+        return Finding(False, "no model request in the trace")
+    first = requests[0]
+    roles = [m.get("role") for m in first.get("messages", ())]
+    has_system = roles[:1] == ["system"]
+    has_branch = "user" in roles
+    tools = list(first.get("tools", ()))
+    holds = has_system and has_branch and tools == ["word_count"]
+    return Finding(
+        holds,
+        f"request #1 carries messages {roles} (system first: {has_system}) and tools {tools}; model settings are "
+        "not written to traces (the request reached the scripted provider)",
+    )
+
+
+def _word_count_agent(params: Params) -> dict[str, dict[str, Any]]:
+    return {"word-count": sc.word_count("agent", str(params.get("sentence", "the quick brown fox")))}
+
+
+def _text_and_call(params: Params) -> dict[str, dict[str, Any]]:
+    scenario = sc.word_count("agent")
+    scenario["id"] = "ch01-text-and-call"
+    scenario["responses"][0] = sc.calls(sc.call("word_count", {"text": "a b"}), preface="Let me count.")
+    return {"text-and-call": scenario}
+
+
+def judge_text_and_calls(traces: dict[str, Trace]) -> Finding:
+    ends = tq.assistant_ends(traces["text-and-call"])
+    if not ends:
+        return Finding(False, "no assistant message_end")
+    first = ends[0]
+    names = [c.get("name") for c in first.get("toolCalls", ()) or ()]
+    holds = bool(first.get("text")) and names == ["word_count"]
+    return Finding(holds, f"first assistant message: text {first.get('text')!r}, tool calls {names}")
+
+
+def judge_records_executes_records(traces: dict[str, Trace]) -> Finding:
+    lines = tq.listener(traces["word-count"])
+    order = [
+        tq.index(lines, lambda ln: ln.get("type") == "message_end" and ln.get("stopReason") == "toolUse"),
+        tq.index(lines, tq.is_("tool_execution_start")),
+        tq.index(lines, tq.is_("tool_execution_end")),
+        tq.index(lines, lambda ln: ln.get("type") == "message_end" and ln.get("role") == "toolResult"),
+        tq.index(lines, tq.is_("turn_end")),
+    ]
+    holds = all(i >= 0 for i in order) and order == sorted(order)
+    return Finding(
+        holds,
+        "positions of assistant message_end(toolUse), tool_execution_start, tool_execution_end, "
+        f"toolResult message_end, turn_end: {order}",
+    )
+
+
+def _continuation(params: Params) -> dict[str, dict[str, Any]]:
+    follow = sc.agent(
+        "ch01-follow-up",
+        "Hello.",
+        [sc.text("Hi there."), sc.text("Following up.")],
+        queue=[{"when": "message_start#2", "do": "follow_up", "text": "And one more thing."}],
+        settings={"stream": {"token_size": 1}},
+    )
+    plain = sc.agent("ch01-text-only", "Hello.", [sc.text("Hi there."), sc.text("never asked for")])
+    return {"word-count": sc.word_count("agent"), "follow-up": follow, "text-only": plain}
+
+
+def judge_continuation_test(traces: dict[str, Trace]) -> Finding:
+    counts = {name: len(tq.requests(trace)) for name, trace in traces.items()}
+    ends = {name: len(tq.events(trace, "agent_end")) for name, trace in traces.items()}
+    holds = counts == {"word-count": 2, "follow-up": 2, "text-only": 1} and set(ends.values()) == {1}
+    return Finding(
+        holds,
+        f"model requests: tool results → {counts['word-count']}, queued follow-up → {counts['follow-up']}, "
+        f"neither → {counts['text-only']} (expected 2, 2, 1); agent_end per run {ends}",
+    )
+
+
+def _parallel(params: Params) -> dict[str, dict[str, Any]]:
+    ms = int(params.get("tool_ms", 20))
+    scenario = sc.agent(
+        "ch01-two-tools",
+        "Run both jobs.",
+        [sc.calls(sc.call("job_a", {}), sc.call("job_b", {})), sc.text("Both done.")],
+        tools=[sc.sleep_tool("job_a", ms), sc.sleep_tool("job_b", ms // 2)],
+        settings={"tool_execution": "parallel"},
+    )
+    return {"word-count": sc.word_count("agent"), "two-tools": scenario}
+
+
+def judge_turn_shape(traces: dict[str, Trace]) -> Finding:
+    problems: list[str] = []
+    notes: list[str] = []
+    for name, trace in traces.items():
+        listener = tq.listener(trace)
+        source = listener[0].get("source") if listener else "agent"
+        lines = [ln for ln in tq.core(trace) if ln.get("source") in (source, "model")]
+        windows = tq.turn_windows(lines)
+        per_turn = []
+        for start, end in windows:
+            inside = lines[start : end + 1 if end >= 0 else len(lines)]
+            n_requests = len(tq.requests(inside))
+            asked = {c.get("id") for ln in inside if ln.get("type") == "message_end" for c in ln.get("toolCalls") or ()}
+            ran = {ln.get("toolCallId") for ln in inside if str(ln.get("type")).startswith("tool_execution_")}
+            per_turn.append(f"{n_requests} request(s), tools asked {sorted(asked)} ran {sorted(ran)}")
+            if n_requests != 1:
+                problems.append(f"{name}: a turn with {n_requests} requests")
+            if ran != asked:
+                problems.append(f"{name}: turn ran {sorted(ran)} but asked {sorted(asked)}")
+        outside = [
+            ln.get("type")
+            for i, ln in enumerate(lines)
+            if (str(ln.get("type")).startswith("tool_execution_") or ln.get("type") == "request")
+            and not any(s <= i <= (e if e >= 0 else len(lines)) for s, e in windows)
+        ]
+        if outside:
+            problems.append(f"{name}: {outside} outside any turn")
+        notes.append(f"{name}: {len(windows)} turns [{'; '.join(per_turn)}]")
+    return Finding(not problems, "; ".join(problems) or " | ".join(notes), " | ".join(notes))
+
+
+def _continuation_app(params: Params) -> dict[str, dict[str, Any]]:
+    follow = sc.app(
+        "ch01-app-follow-up",
+        "Hello.",
+        [sc.text("Hi there, this reply streams slowly."), sc.text("Following up.")],
+        queue=[{"when": "message_start#3", "do": "follow_up", "text": "And one more thing."}],
+        settings={"stream": {"token_size": 2, "tokens_per_second": 200}},
+    )
+    return {
+        "word-count-app": sc.word_count("app"),
+        "settle-continue": sc.settle_continue(),
+        "follow-up-app": follow,
+    }
+
+
+def judge_continuation_explicit(traces: dict[str, Trace]) -> Finding:
+    tools = len(tq.requests(traces["word-count-app"]))
+    settle = traces["settle-continue"]
+    settle_requests = len(tq.requests(settle))
+    follow = traces["follow-up-app"]
+    follow_requests = len(tq.requests(follow))
+    follow_seen = any(tq.mentions(r, "And one more thing.") for r in tq.requests(follow))
+    holds = tools == 2 and settle_requests == 2 and follow_requests == 2 and follow_seen
+    return Finding(
+        holds,
+        f"requests: after tool results {tools}, after a settlement handler's continue {settle_requests}, "
+        f"with a queued follow-up {follow_requests} (follow-up reached the model: {follow_seen}); each run's "
+        "model said stop only once",
+    )
+
+
+# --- four inputs ------------------------------------------------------------------------------------------------
+
+
+def _inputs(params: Params) -> dict[str, dict[str, Any]]:
+    sentence = str(params.get("injected_sentence", INJECTED))
+    inject = sc.extension(
+        "injector",
+        sc.handler("before_agent_start", "inject", "inject_message", customType="note", content=sentence),
+    )
+    extra_tool = {"name": "lookup", "behavior": {"kind": "return", "text": "found"}}
+    base_tools = [sc.bash_tool()]
+
+    def variant(name: str, extensions: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+        return sc.app(f"ch01-inputs-{name}", "List the files.", [sc.text("Done.")], tools=tools, extensions=extensions)
+
+    return {
+        "base": variant("base", [], base_tools),
+        "sentence": variant("sentence", [inject], base_tools),
+        "tool": variant("tool", [], [*base_tools, extra_tool]),
+        "both": variant("both", [inject], [*base_tools, extra_tool]),
+    }
+
+
+def _first_request(trace: Trace) -> dict[str, Any]:
+    requests = tq.requests(trace)
+    return dict(requests[0]) if requests else {"messages": [], "tools": []}
+
+
+def _inputs_table(traces: dict[str, Trace]) -> dict[str, tuple[list[Any], list[str]]]:
+    return {
+        name: (list(_first_request(t).get("messages", [])), list(_first_request(t).get("tools", [])))
+        for name, t in traces.items()
+    }
+
+
+def judge_branch_injection(traces: dict[str, Trace]) -> Finding:
+    table = _inputs_table(traces)
+    (base_m, base_t), (sent_m, sent_t) = table["base"], table["sentence"]
+    added = [m for m in sent_m if m not in base_m]
+    holds = len(sent_m) == len(base_m) + 1 and any(INJECTED in str(m.get("text", "")) for m in added)
+    holds = holds and sent_t == base_t
+    return Finding(
+        holds,
+        f"with the injecting handler request #1 has {len(sent_m)} messages (without: {len(base_m)}), added "
+        f"{[(m.get('role'), m.get('text')) for m in added]}; tools {sent_t} vs {base_t}",
+    )
+
+
+def judge_tool_registration(traces: dict[str, Trace]) -> Finding:
+    table = _inputs_table(traces)
+    (base_m, base_t), (tool_m, tool_t) = table["base"], table["tool"]
+    holds = tool_t == [*base_t, "lookup"] and tool_m == base_m
+    return Finding(
+        holds,
+        f"with the extra tool request #1 declares {tool_t} (without: {base_t}); messages unchanged: {tool_m == base_m}",
+    )
+
+
+def judge_neither_changes_other(traces: dict[str, Trace]) -> Finding:
+    table = _inputs_table(traces)
+    both_m, both_t = table["both"]
+    holds = both_m == table["sentence"][0] and both_t == table["tool"][1]
+    holds = holds and table["sentence"][1] == table["base"][1] and table["tool"][0] == table["base"][0]
+    return Finding(
+        holds,
+        f"both changes together: messages equal the sentence-only request's: {both_m == table['sentence'][0]}; "
+        f"tools equal the tool-only request's: {both_t == table['tool'][1]}",
+    )
+
+
+def judge_tool_definitions_active(traces: dict[str, Trace]) -> Finding:
+    table = _inputs_table(traces)
+    holds = table["base"][1] == ["bash"] and table["tool"][1] == ["bash", "lookup"]
+    return Finding(holds, f"declared tools per request: base {table['base'][1]}, with lookup {table['tool'][1]}")
+
+
+# --- the turn is not the run ------------------------------------------------------------------------------------
+
+
+def judge_turn_versus_run(traces: dict[str, Trace]) -> Finding:
+    lines = tq.listener(traces["word-count"])
+    turns = len([ln for ln in lines if ln.get("type") == "turn_start"])
+    requests = len(tq.requests(traces["word-count"]))
+    starts = len([ln for ln in lines if ln.get("type") == "agent_start"])
+    ends = len([ln for ln in lines if ln.get("type") == "agent_end"])
+    holds = turns == requests == 2 and starts == ends == 1
+    return Finding(holds, f"{turns} turns, {requests} model requests, inside {starts} agent_start / {ends} agent_end")
+
+
+def _settle(params: Params) -> dict[str, dict[str, Any]]:
+    return {"settle-continue": sc.settle_continue(entry_text=str(params.get("settle_entry", "Check the plan.")))}
+
+
+def _settle_sequence(trace: Trace) -> list[str]:
+    kept = []
+    for line in tq.core(trace):
+        kind = line.get("type")
+        if kind in ("agent_start", "agent_end", "agent_settled") and line.get("source") == "session":
+            kept.append(str(kind))
+        elif kind == "agent_before_settle" and line.get("source") == "ext" and line.get("handler") == "continue":
+            kept.append("agent_before_settle" + ("+continue" if (line.get("result") or {}).get("continue") else ""))
+        elif kind == "request":
+            kept.append("request")
+    return kept
+
+
+def judge_agent_end_not_the_end(traces: dict[str, Trace]) -> Finding:
+    seq = _settle_sequence(traces["settle-continue"])
+    first_end = seq.index("agent_end") if "agent_end" in seq else -1
+    after = seq[first_end + 1 :] if first_end >= 0 else []
+    holds = first_end >= 0 and "request" in after and seq[-1:] == ["agent_settled"]
+    return Finding(holds, f"boundaries and requests in order: {seq}")
+
+
+def judge_before_settle_actionable(traces: dict[str, Trace]) -> Finding:
+    trace = traces["settle-continue"]
+    requests = tq.requests(trace)
+    entry_seen = len(requests) >= 2 and tq.mentions(requests[1], "Check the plan.")
+    seq = _settle_sequence(trace)
+    holds = "agent_before_settle+continue" in seq and entry_seen and len(requests) == 2
+    return Finding(
+        holds,
+        f"{len(requests)} requests; the proposed entry reached request #2: {entry_seen}; sequence {seq}",
+    )
+
+
+def judge_settled_final(traces: dict[str, Trace]) -> Finding:
+    lines = tq.core(traces["settle-continue"])
+    settled = tq.indexes(lines, tq.is_("agent_settled", "session"))
+    if len(settled) != 1:
+        return Finding(False, f"{len(settled)} agent_settled events")
+    after = [f"{ln.get('source')}:{ln.get('type')}" for ln in lines[settled[0] + 1 :]]
+    holds = all(item == "ext:agent_settled" for item in after)
+    return Finding(holds, f"one agent_settled; after it: {after or 'nothing'}")
+
+
+def judge_permission_sequence(traces: dict[str, Trace]) -> Finding:
+    seq = _settle_sequence(traces["settle-continue"])
+    expected_tail = ["agent_end", "agent_before_settle", "agent_settled"]
+    tail = [s for s in seq if s != "request"][-3:]
+    acted = "agent_before_settle+continue" in seq and seq.index("agent_before_settle+continue") > seq.index("agent_end")
+    holds = tail == expected_tail and acted
+    return Finding(holds, f"order {seq}; a continue proposed after agent_end took effect: {acted}")
+
+
+# --- queued messages --------------------------------------------------------------------------------------------
+
+
+def _steering(params: Params) -> dict[str, dict[str, Any]]:
+    ms = int(params.get("tool_ms", 30))
+    steer = str(params.get("steer_text", "Also check the logs."))
+    return {
+        "steering": sc.agent(
+            "ch01-steering",
+            "Start the job.",
+            [sc.calls(sc.call("job", {})), sc.text("Noted the steer.")],
+            tools=[sc.sleep_tool("job", ms, "job finished")],
+            queue=[{"when": "tool_execution_start#1", "do": "steer", "text": steer}],
+        )
+    }
+
+
+def judge_steering(traces: dict[str, Trace]) -> Finding:
+    trace = traces["steering"]
+    lines = [ln for ln in tq.core(trace) if ln.get("source") in ("agent", "model")]
+    steer_text = next((ln.get("text") for ln in trace if ln.get("type") == "queue"), "Also check the logs.")
+    tool_end = tq.index(lines, tq.is_("tool_execution_end"))
+    turn_end = tq.index(lines, tq.is_("turn_end"))
+    steer_at = tq.index(lines, lambda ln: ln.get("type") == "message_start" and ln.get("text") == steer_text)
+    request2 = tq.index(lines, tq.is_("request", "model", n=2))
+    not_interrupted = tool_end >= 0 and not lines[tool_end].get("isError")
+    holds = not_interrupted and 0 <= turn_end < steer_at < request2
+    return Finding(
+        holds,
+        f"tool finished without error: {not_interrupted} ({lines[tool_end].get('text') if tool_end >= 0 else None!r}); "
+        f"turn_end at {turn_end}, steering message at {steer_at}, request #2 at {request2}",
+    )
+
+
+def _follow_up(params: Params) -> dict[str, dict[str, Any]]:
+    return {"follow-up-app": _continuation_app(params)["follow-up-app"]}
+
+
+def judge_follow_up(traces: dict[str, Trace]) -> Finding:
+    trace = traces["follow-up-app"]
+    lines = tq.listener(trace)
+    text = "And one more thing."
+    follow_at = tq.index(lines, lambda ln: ln.get("type") == "message_start" and ln.get("text") == text)
+    stop_at = tq.index(lines, lambda ln: ln.get("type") == "message_end" and ln.get("stopReason") == "stop")
+    settled = tq.index(lines, tq.is_("agent_settled"))
+    ends = tq.indexes(lines, tq.is_("agent_end"))
+    holds = 0 <= stop_at < follow_at and (settled < 0 or follow_at < settled) and settled >= 0
+    return Finding(
+        holds,
+        f"first stop reply at {stop_at}, follow-up message at {follow_at}, agent_end at {ends}, agent_settled at "
+        f"{settled}",
+    )
+
+
+def _abort(params: Params) -> dict[str, dict[str, Any]]:
+    return {
+        "abort": sc.agent(
+            "ch01-abort-queued",
+            ["Start the long job.", "Carry on."],
+            [sc.calls(sc.call("job", {})), sc.text("Back."), sc.text("Still here."), sc.text("And here.")],
+            tools=[sc.sleep_tool("job", int(params.get("abort_tool_ms", 5000)), "never")],
+            queue=[
+                {"when": "tool_execution_start#1", "do": "steer", "text": "Queued steer."},
+                {"when": "tool_execution_start#1", "do": "follow_up", "text": "Queued follow-up."},
+                {"when": "tool_execution_start#1", "do": "abort"},
+            ],
+        )
+    }
+
+
+def judge_abort_keeps_queued(traces: dict[str, Trace]) -> Finding:
+    trace = traces["abort"]
+    lines = [ln for ln in trace if ln.get("source") in ("agent", "model", "driver") and not ln.get("stream")]
+    abort_at = tq.index(lines, lambda ln: ln.get("source") == "driver" and ln.get("do") == "abort")
+    first_end = tq.index(lines, tq.is_("agent_end"), max(abort_at, 0))
+    if abort_at < 0 or first_end < 0:
+        return Finding(False, f"no abort ({abort_at}) or no agent_end after it ({first_end})")
+    aborted = any(ln.get("stopReason") == "aborted" for ln in lines[abort_at:first_end])
+    requests_after_abort = tq.requests(lines[abort_at:first_end])
+    later = tq.requests(lines[first_end:])
+    where: dict[str, str] = {}
+    for text in ("Queued steer.", "Queued follow-up."):
+        in_run = any(ln.get("type") == "message_start" and ln.get("text") == text for ln in lines[abort_at:first_end])
+        reached = any(tq.mentions(r, text) for r in later)
+        where[text] = ("added to the aborted run's transcript; " if in_run else "") + (
+            "reached a later request" if reached else "never reached the model"
+        )
+    kept = all(value.endswith("reached a later request") for value in where.values())
+    holds = aborted and not requests_after_abort and kept
+    return Finding(
+        holds,
+        f"run ended aborted: {aborted}; provider requests after the abort in that run: {len(requests_after_abort)}; "
+        f"queued messages: {where}",
+    )
+
+
+# --- the example ------------------------------------------------------------------------------------------------
+
+
+def example_lines(trace: Trace) -> list[str]:
+    """What chapter 01's program prints, computed from the trace exactly as its subscriber does."""
+    import json
+
+    out = []
+    for line in tq.listener(trace):
+        if line.get("type") == "tool_execution_end":
+            out.append(f"tool: {line.get('toolName')} {json.dumps(line.get('details'), separators=(',', ':'))}")
+        if line.get("type") == "message_end" and line.get("role") == "assistant":
+            out.append(f"stop: {line.get('stopReason')}")
+    return out
+
+
+BOOK_OUTPUT = ["stop: toolUse", 'tool: word_count {"words":4}', "stop: stop"]
+
+
+def judge_three_lines(traces: dict[str, Trace]) -> Finding:
+    printed = example_lines(traces["word-count"])
+    return Finding(printed == BOOK_OUTPUT, "printed " + " | ".join(printed), "book: " + " | ".join(BOOK_OUTPUT))
+
+
+def judge_core_runs_alone(traces: dict[str, Trace]) -> Finding:
+    trace = traces["word-count"]
+    meta = next((ln for ln in trace if ln.get("source") == "meta"), {})
+    sources = sorted({str(ln.get("source")) for ln in tq.core(trace)})
+    ended = bool(tq.events(trace, "agent_end"))
+    holds = meta.get("layer", "agent") == "agent" and set(sources) <= {"agent", "model"} and ended
+    return Finding(holds, f"layer {meta.get('layer', 'agent')!r}, sources {sources}, run completed: {ended}")
+
+
+def judge_tool_shape(traces: dict[str, Trace]) -> Finding:
+    end = next(iter(tq.events(traces["word-count"], "tool_execution_end")), None)
+    if end is None:
+        return Finding(False, "no tool_execution_end")
+    holds = end.get("text") == "4" and end.get("details") == {"words": 4}
+    return Finding(holds, f"tool result content text {end.get('text')!r}, details {end.get('details')}")
+
+
+def judge_runs_on_pinned(traces: dict[str, Trace]) -> Finding:
+    meta = next((ln for ln in traces["word-count"] if ln.get("source") == "meta"), {})
+    printed = example_lines(traces["word-count"])
+    versions = {k: v for k, v in meta.items() if "version" in k.lower() or k == "backend"}
+    holds = printed == BOOK_OUTPUT
+    return Finding(
+        holds,
+        f"the example ran on {versions or meta.get('backend')} and printed {' | '.join(printed)}",
+        "1.0.4, the book's pin, is not a published version; the pi backend runs the nearest (1.0.3) and 1.6.0",
+    )
+
+
+EXPERIMENTS: dict[str, Any] = {
+    "pi-01.loop.message-added-to-branch": ScenarioExperiment(_hello, judge_message_added),
+    "pi-01.loop.request-four-inputs": ScenarioExperiment(_word_count_app, judge_four_inputs),
+    "pi-01.loop.response-text-and-tool-calls": ScenarioExperiment(_text_and_call, judge_text_and_calls),
+    "pi-01.loop.records-executes-records": ScenarioExperiment(_word_count_agent, judge_records_executes_records),
+    "pi-01.loop.continuation-test": ScenarioExperiment(_continuation, judge_continuation_test),
+    "pi-01.loop.turn-shape": ScenarioExperiment(_parallel, judge_turn_shape, picture="two-tools"),
+    "pi-01.loop.continuation-explicit": ScenarioExperiment(_continuation_app, judge_continuation_explicit),
+    "pi-01.inputs.branch-injection": ScenarioExperiment(_inputs, judge_branch_injection, picture="sentence"),
+    "pi-01.inputs.tool-registration": ScenarioExperiment(_inputs, judge_tool_registration, picture="tool"),
+    "pi-01.inputs.neither-changes-other": ScenarioExperiment(_inputs, judge_neither_changes_other, picture="both"),
+    "pi-01.context.tool-definitions-active": ScenarioExperiment(_inputs, judge_tool_definitions_active),
+    "pi-01.context.extensions-add-instructions": ScenarioExperiment(_inputs, judge_branch_injection, "sentence"),
+    "pi-01.run.turn-versus-run": ScenarioExperiment(_word_count_agent, judge_turn_versus_run),
+    "pi-01.run.agent-end-not-the-end": ScenarioExperiment(_settle, judge_agent_end_not_the_end),
+    "pi-01.settle.before-settle-actionable": ScenarioExperiment(_settle, judge_before_settle_actionable),
+    "pi-01.settle.settled-final": ScenarioExperiment(_settle, judge_settled_final),
+    "pi-01.settle.permission-sequence": ScenarioExperiment(_settle, judge_permission_sequence),
+    "pi-01.queue.steering-after-turn": ScenarioExperiment(_steering, judge_steering),
+    "pi-01.queue.follow-up-after-pending-work": ScenarioExperiment(_follow_up, judge_follow_up),
+    "pi-01.queue.abort-keeps-queued": ScenarioExperiment(_abort, judge_abort_keeps_queued),
+    "pi-01.packages.core-runs-alone": ScenarioExperiment(_word_count_agent, judge_core_runs_alone),
+    "pi-01.example.three-lines": ScenarioExperiment(_word_count_agent, judge_three_lines),
+    "pi-01.example.tool-shape": ScenarioExperiment(_word_count_agent, judge_tool_shape),
+    "pi-01.example.runs-on-pinned-packages": ScenarioExperiment(_word_count_agent, judge_runs_on_pinned),
+}

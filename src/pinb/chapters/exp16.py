@@ -1,0 +1,703 @@
+"""Chapter 16's experiments that run as scenarios (both backends): dispatch rules, run shape, boundaries, the guard.
+
+Each judge is a pure function of the traces; none can pass without the trace showing what the chapter says.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pinb.app.guard import BOOK_PATTERNS, EVASION_CORPUS, guard_verdict
+from pinb.chapters import exp01, tq
+from pinb.chapters import scenarios as sc
+from pinb.chapters.experiments import Finding, Params, ScenarioExperiment, Trace
+
+PUSH_REASON = f"Guard blocked: {BOOK_PATTERNS[0]}"
+BASH_OUTPUT = "pushed"
+
+
+# --- the guard --------------------------------------------------------------------------------------------------
+
+
+def _guard(params: Params) -> dict[str, dict[str, Any]]:
+    command = str(params.get("guard_command", "git push --force origin main"))
+    out: dict[str, dict[str, Any]] = {}
+    for name, ui in (
+        ("no-ui", {"has_ui": False, "confirm": False}),
+        ("ui-yes", {"has_ui": True, "confirm": True}),
+        ("ui-no", {"has_ui": True, "confirm": False}),
+    ):
+        out[name] = sc.app(
+            f"ch16-guard-{name}",
+            "Push my branch.",
+            [sc.calls(sc.call("bash", {"command": command})), sc.text("Done.")],
+            tools=[sc.bash_tool(stdout=BASH_OUTPUT)],
+            extensions=[sc.guard_extension()],
+            ui=ui,
+        )
+    return out
+
+
+def _bash_result(trace: Trace) -> dict[str, Any]:
+    ends = tq.events(trace, "tool_execution_end")
+    ends = [e for e in ends if e.get("source") == "session"] or ends
+    return dict(ends[0]) if ends else {}
+
+
+def judge_blocks_before_body(traces: dict[str, Trace]) -> Finding:
+    result = _bash_result(traces["no-ui"])
+    blocked = bool(result.get("isError")) and str(result.get("text", "")).startswith("Guard blocked")
+    body_ran = result.get("text") == BASH_OUTPUT
+    return Finding(
+        blocked and not body_ran,
+        f"tool result isError={result.get('isError')} text={result.get('text')!r} (the body would answer "
+        f"{BASH_OUTPUT!r})",
+    )
+
+
+def judge_blocks_force_push(traces: dict[str, Trace]) -> Finding:
+    result = _bash_result(traces["no-ui"])
+    guard = tq.ext_lines(traces["no-ui"], "tool_call")
+    returned = guard[0].get("result") if guard else None
+    holds = result.get("text") == PUSH_REASON and result.get("isError") is True
+    holds = holds and returned == {"block": True, "reason": PUSH_REASON}
+    return Finding(holds, f"without a UI the handler returned {returned}; the model saw {result.get('text')!r}")
+
+
+def judge_confirm_with_ui(traces: dict[str, Trace]) -> Finding:
+    yes, no = _bash_result(traces["ui-yes"]), _bash_result(traces["ui-no"])
+    prompts = [ln.get("kind") for ln in tq.core(traces["ui-yes"]) if ln.get("type") == "ui_prompt_start"]
+    holds = yes.get("text") == BASH_OUTPUT and not yes.get("isError")
+    holds = holds and no.get("isError") is True and no.get("text") == "Blocked by review-guard extension"
+    return Finding(
+        holds,
+        f"UI answers yes → tool ran: {yes.get('text')!r}; UI answers no → {no.get('text')!r}; "
+        f"UI prompts seen: {prompts or 'none traced'}",
+    )
+
+
+def _patterns(params: Params) -> dict[str, dict[str, Any]]:
+    commands = ["git push -f origin main", "git reset --hard HEAD~1", "git clean -fdx", "git status"]
+    return {
+        "patterns": sc.app(
+            "ch16-guard-patterns",
+            "Tidy up.",
+            [sc.calls(*(sc.call("bash", {"command": c}) for c in commands)), sc.text("Done.")],
+            tools=[sc.bash_tool(stdout=BASH_OUTPUT)],
+            extensions=[sc.guard_extension()],
+        )
+    }
+
+
+def _results_by_command(trace: Trace) -> dict[str, dict[str, Any]]:
+    """tool_execution_end per command (the session listener's), via the start line's args."""
+    starts = {}
+    for line in tq.listener(trace):
+        if line.get("type") == "tool_execution_start":
+            args = line.get("args") or {}
+            starts[line.get("toolCallId")] = (line.get("toolName"), args.get("command", args.get("content")))
+    out: dict[str, dict[str, Any]] = {}
+    for line in tq.listener(trace):
+        if line.get("type") == "tool_execution_end" and line.get("toolCallId") in starts:
+            tool, command = starts[line["toolCallId"]]
+            out[f"{tool}:{command}"] = dict(line)
+    return out
+
+
+def judge_patterns(traces: dict[str, Trace]) -> Finding:
+    results = _results_by_command(traces["patterns"])
+    expected = {
+        "bash:git push -f origin main": f"Guard blocked: {BOOK_PATTERNS[0]}",
+        "bash:git reset --hard HEAD~1": f"Guard blocked: {BOOK_PATTERNS[1]}",
+        "bash:git clean -fdx": f"Guard blocked: {BOOK_PATTERNS[2]}",
+        "bash:git status": BASH_OUTPUT,
+    }
+    seen = {key: results.get(key, {}).get("text") for key in expected}
+    return Finding(seen == expected, "; ".join(f"{k.split(':', 1)[1]} → {v!r}" for k, v in seen.items()))
+
+
+def _tool_filter(params: Params) -> dict[str, dict[str, Any]]:
+    command = "git push --force origin main"
+    return {
+        "tools": sc.app(
+            "ch16-guard-tool-filter",
+            "Push.",
+            [sc.calls(*(sc.call(t, {"command": command}) for t in ("bash", "powershell", "shell"))), sc.text("ok")],
+            tools=[sc.bash_tool("bash", BASH_OUTPUT), sc.bash_tool("powershell", BASH_OUTPUT), sc.bash_tool("shell")],
+            extensions=[sc.guard_extension()],
+        )
+    }
+
+
+def judge_tool_filter(traces: dict[str, Trace]) -> Finding:
+    results = _results_by_command(traces["tools"])
+    verdict = {key.split(":")[0]: bool(r.get("isError")) for key, r in results.items()}
+    holds = verdict == {"bash": True, "powershell": True, "shell": False}
+    return Finding(holds, f"blocked per tool for the same force push: {verdict}")
+
+
+def _reads_and_mutation(params: Params) -> dict[str, dict[str, Any]]:
+    harmless = sc.app(
+        "ch16-guard-reads",
+        "Check.",
+        [sc.calls(sc.call("bash", {"command": "git status"})), sc.text("ok")],
+        tools=[sc.bash_tool(stdout=BASH_OUTPUT)],
+        extensions=[sc.guard_extension(), sc.extension("after", sc.handler("tool_call", "after"))],
+    )
+    mutated = sc.app(
+        "ch16-guard-after-mutation",
+        "Check.",
+        [sc.calls(sc.call("bash", {"command": "git status"})), sc.text("ok")],
+        tools=[sc.bash_tool(stdout=BASH_OUTPUT)],
+        extensions=[
+            sc.extension(
+                "rewriter", sc.handler("tool_call", "rewrite", "mutate_input", set={"command": "git push -f"})
+            ),
+            sc.guard_extension(),
+        ],
+    )
+    return {"reads": harmless, "mutated": mutated}
+
+
+def judge_reads_not_mutates(traces: dict[str, Trace]) -> Finding:
+    after = [ln for ln in tq.ext_lines(traces["reads"], "tool_call") if ln.get("handler") == "after"]
+    seen_after = after[0].get("input") if after else None
+    guard_seen = [ln for ln in tq.ext_lines(traces["mutated"], "tool_call") if ln.get("handler") == "guard"]
+    guard_input = guard_seen[0].get("input") if guard_seen else None
+    mutated_result = _bash_result(traces["mutated"])
+    holds = seen_after == {"command": "git status"}
+    holds = holds and guard_input == {"command": "git push -f"} and mutated_result.get("isError") is True
+    return Finding(
+        holds,
+        f"a handler after the guard saw {seen_after}; after another handler mutated event.input the guard saw "
+        f"{guard_input} and the call ended isError={mutated_result.get('isError')}",
+    )
+
+
+def _corpus(params: Params) -> dict[str, dict[str, Any]]:
+    blocks = [sc.call(case.tool_name, case.input) for case in EVASION_CORPUS]
+    return {
+        "corpus": sc.app(
+            "ch16-guard-evasions",
+            "Clean up the repository.",
+            [sc.calls(*blocks), sc.text("Done.")],
+            tools=[sc.bash_tool(stdout=BASH_OUTPUT), {"name": "write", "behavior": {"kind": "return", "text": "ok"}}],
+            extensions=[sc.guard_extension()],
+        )
+    }
+
+
+def corpus_table(trace: Trace) -> list[dict[str, Any]]:
+    """One row per corpus case: what it destroys, JavaScript's verdict, the stand-in guard's, and the run's."""
+    ends = [ln for ln in tq.listener(trace) if ln.get("type") == "tool_execution_end"]
+    starts = [ln for ln in tq.listener(trace) if ln.get("type") == "tool_execution_start"]
+    order = {ln.get("toolCallId"): i for i, ln in enumerate(starts)}
+    by_index = {order.get(ln.get("toolCallId"), -1): ln for ln in ends}
+    rows = []
+    for i, case in enumerate(EVASION_CORPUS):
+        end = by_index.get(i)
+        observed = None if end is None else bool(str(end.get("text", "")).startswith("Guard blocked"))
+        rows.append(
+            {
+                "command": case.command,
+                "tool": case.tool_name,
+                "destroys": case.destroys,
+                "js_blocked": case.js_blocked,
+                "python_blocked": guard_verdict(case.tool_name, case.input).blocked,
+                "run_blocked": observed,
+                "note": case.note,
+            }
+        )
+    return rows
+
+
+def judge_not_unconditional(traces: dict[str, Trace]) -> Finding:
+    rows = corpus_table(traces["corpus"])
+    missing = [r["command"] for r in rows if r["run_blocked"] is None]
+    if missing:
+        return Finding(False, f"{len(missing)} corpus calls have no tool result in the trace: {missing[:3]}")
+    destructive = [r for r in rows if not r["destroys"].startswith("nothing")]
+    through = [r for r in destructive if not r["run_blocked"]]
+    blocked = [r for r in destructive if r["run_blocked"]]
+    false_positive = [r for r in rows if r["destroys"].startswith("nothing") and r["run_blocked"]]
+    off_js = [r["command"] for r in rows if r["run_blocked"] != r["js_blocked"]]
+    return Finding(
+        bool(through) and bool(blocked),
+        f"of {len(destructive)} commands that force-push or destroy work, the guard blocked {len(blocked)} and let "
+        f"{len(through)} through (e.g. {[r['command'] for r in through[:3]]}); false positives {len(false_positive)}",
+        f"run verdicts differing from JavaScript's recorded verdicts: {off_js or 'none'}",
+    )
+
+
+# --- dispatch ---------------------------------------------------------------------------------------------------
+
+
+def _order(params: Params) -> dict[str, dict[str, Any]]:
+    return {
+        "order": sc.app(
+            "ch16-handler-order",
+            "Go.",
+            [sc.calls(sc.call("bash", {"command": "ls"})), sc.text("ok")],
+            tools=[sc.bash_tool()],
+            extensions=[
+                sc.extension("first", sc.handler("tool_call", "a1"), sc.handler("tool_call", "a2")),
+                sc.extension("second", sc.handler("tool_call", "b1")),
+                sc.extension("third", sc.handler("tool_call", "c1"), sc.handler("turn_end", "c2")),
+            ],
+        )
+    }
+
+
+def judge_registration_order(traces: dict[str, Trace]) -> Finding:
+    seen = [ln.get("handler") for ln in tq.ext_lines(traces["order"], "tool_call")]
+    return Finding(seen == ["a1", "a2", "b1", "c1"], f"tool_call handlers ran in the order {seen}")
+
+
+def _unsubscribe(params: Params) -> dict[str, dict[str, Any]]:
+    return {
+        "unsubscribe": sc.app(
+            "ch16-unsubscribe",
+            "Two steps.",
+            [sc.calls(sc.call("step", {"n": 1})), sc.calls(sc.call("step", {"n": 2})), sc.text("Done.")],
+            tools=[{"name": "step", "behavior": {"kind": "return", "text": "stepped"}}],
+            extensions=[
+                sc.extension("remover", sc.handler("tool_execution_start", "remover", "unsubscribe", target="target")),
+                sc.extension("observer", sc.handler("tool_execution_start", "target")),
+            ],
+        )
+    }
+
+
+def _target_calls(trace: Trace) -> list[str | None]:
+    return [ln.get("toolCallId") for ln in tq.ext_lines(trace, "tool_execution_start") if ln.get("handler") == "target"]
+
+
+def judge_on_returns_unsubscribe(traces: dict[str, Trace]) -> Finding:
+    starts = len(tq.events(traces["unsubscribe"], "tool_execution_start", "session"))
+    target = _target_calls(traces["unsubscribe"])
+    holds = starts == 2 and "call#2" not in target
+    return Finding(holds, f"two tool_execution_start events; the unsubscribed handler ran for {target or 'neither'}")
+
+
+def judge_unsubscribe_not_in_progress(traces: dict[str, Trace]) -> Finding:
+    target = _target_calls(traces["unsubscribe"])
+    return Finding(
+        "call#1" in target,
+        f"unsubscribed during the dispatch of call#1's event; the target still ran for {target or 'no event'}",
+    )
+
+
+def _notify_transform(params: Params) -> dict[str, dict[str, Any]]:
+    return {
+        "transform": sc.app(
+            "ch16-notify-transform",
+            "hello",
+            [
+                sc.calls(sc.call("bash", {"command": "ls"}), sc.call("bash", {"command": "git reset --hard"})),
+                sc.text(""),
+            ],
+            tools=[sc.bash_tool(stdout="a b c")],
+            extensions=[
+                sc.extension(
+                    "shaper",
+                    sc.handler("agent_start", "notice"),
+                    sc.handler("input", "shout", "transform_input", text="{text}!"),
+                    sc.handler("tool_result", "redact", "replace_result", text="[redacted]"),
+                ),
+                sc.guard_extension(),
+            ],
+        )
+    }
+
+
+def judge_notify_or_transform(traces: dict[str, Trace]) -> Finding:
+    trace = traces["transform"]
+    first = tq.requests(trace)[0] if tq.requests(trace) else {}
+    user_texts = [m.get("text") for m in first.get("messages", ()) if m.get("role") == "user"]
+    results = {k.split(":", 1)[1]: r.get("text") for k, r in _results_by_command(trace).items()}
+    notice = [ln.get("result") for ln in tq.ext_lines(trace, "agent_start")]
+    transformed = user_texts == ["hello!"]
+    replaced = results.get("ls") == "[redacted]"
+    cancelled = str(results.get("git reset --hard", "")).startswith("Guard blocked")
+    holds = transformed and replaced and cancelled and notice == [None]
+    return Finding(
+        holds,
+        f"input transformed: {user_texts}; tool_result replaced: {results.get('ls')!r}; tool_call cancelled: "
+        f"{results.get('git reset --hard')!r}; agent_start handler returned {notice}",
+    )
+
+
+def _sleep_order(params: Params) -> dict[str, dict[str, Any]]:
+    return {
+        "sleep": sc.app(
+            "ch16-slow-handler",
+            "Go.",
+            [sc.calls(sc.call("step", {})), sc.text("Done.")],
+            tools=[{"name": "step", "behavior": {"kind": "return", "text": "stepped"}}],
+            extensions=[
+                sc.extension("slow", sc.handler("tool_call", "slow", "sleep", ms=int(params.get("handler_ms", 50)))),
+                sc.extension("fast", sc.handler("tool_call", "fast")),
+            ],
+        )
+    }
+
+
+def judge_handlers_awaited(traces: dict[str, Trace]) -> Finding:
+    lines = tq.core(traces["sleep"])
+    slow = tq.index(lines, lambda ln: ln.get("handler") == "slow")
+    fast = tq.index(lines, lambda ln: ln.get("handler") == "fast")
+    end = tq.index(lines, tq.is_("tool_execution_end", "session"))
+    holds = 0 <= slow < fast < end
+    return Finding(holds, f"slow handler returned at {slow}, next handler at {fast}, tool finished at {end}")
+
+
+def _throwing(params: Params) -> dict[str, dict[str, Any]]:
+    return {
+        "throw": sc.app(
+            "ch16-throwing-handlers",
+            "Go.",
+            [sc.calls(sc.call("bash", {"command": "ls"})), sc.text("Carried on.")],
+            tools=[sc.bash_tool(stdout=BASH_OUTPUT)],
+            extensions=[
+                sc.extension(
+                    "faulty",
+                    sc.handler("tool_call", "boom", "throw", message="tool_call handler failed"),
+                    sc.handler("turn_start", "noisy", "throw", message="turn_start handler failed"),
+                )
+            ],
+        )
+    }
+
+
+def judge_failing_tool_call(traces: dict[str, Trace]) -> Finding:
+    trace = traces["throw"]
+    result = _bash_result(trace)
+    requests = len(tq.requests(trace))
+    turn_start_errors = [ln for ln in tq.ext_lines(trace, "turn_start") if "error" in ln]
+    blocked = result.get("isError") is True and result.get("text") != BASH_OUTPUT
+    carried_on = requests == 2 and len(turn_start_errors) >= 1
+    return Finding(
+        blocked and carried_on,
+        f"throwing tool_call handler → tool result isError={result.get('isError')} {result.get('text')!r}; "
+        f"throwing turn_start handler ({len(turn_start_errors)} errors) → the run went on to {requests} requests",
+    )
+
+
+# --- run shape and boundaries -----------------------------------------------------------------------------------
+
+
+def _run_shape(params: Params) -> dict[str, dict[str, Any]]:
+    return {"shape": sc.run_shape()}
+
+
+def _ext_types(trace: Trace) -> list[str]:
+    return [str(ln.get("type")) for ln in tq.ext_lines(trace)]
+
+
+def judge_run_shape(traces: dict[str, Trace]) -> Finding:
+    seen = _ext_types(traces["shape"])
+    positions = {name: (seen.index(name) if name in seen else -1) for name in ("input", "before_agent_start")}
+    end = seen.index("agent_end") if "agent_end" in seen else -1
+    middle = set(seen[max(positions.values()) + 1 : end]) if end >= 0 else set()
+    holds = 0 <= positions["input"] < positions["before_agent_start"] < end
+    holds = holds and {"message_start", "message_end", "tool_call", "tool_result"} <= middle
+    return Finding(holds, f"handler events in order: {seen}")
+
+
+def diagram_violations(seen: list[str]) -> list[str]:
+    """Where an ext event sequence departs from chapter 16's sequence diagram (empty when it follows it)."""
+    problems: list[str] = []
+    head = ["input", "before_agent_start", "agent_start"]
+    if seen[:3] != head:
+        problems.append(f"starts {seen[:3]}, not {head}")
+    tail = ["agent_end", "agent_before_settle", "agent_settled"]
+    if seen[-3:] != tail:
+        problems.append(f"ends {seen[-3:]}, not {tail}")
+    body = seen[3:-3]
+    in_turn = False
+    open_calls = 0
+    turns = 0
+    for kind in body:
+        if kind == "turn_start":
+            if in_turn:
+                problems.append("turn_start inside a turn")
+            in_turn, turns = True, turns + 1
+        elif kind == "turn_end":
+            if not in_turn:
+                problems.append("turn_end outside a turn")
+            if open_calls:
+                problems.append("turn_end with a tool_call not followed by its tool_result")
+            in_turn = False
+        elif kind in ("tool_call", "tool_result"):
+            if not in_turn:
+                problems.append(f"{kind} outside a turn")
+            open_calls += 1 if kind == "tool_call" else -1
+            if open_calls < 0:
+                problems.append("tool_result before its tool_call")
+        elif kind not in ("message_start", "message_end"):
+            problems.append(f"unexpected {kind} inside the run")
+    if turns == 0:
+        problems.append("no turn")
+    return problems
+
+
+def judge_sequence_diagram(traces: dict[str, Trace]) -> Finding:
+    seen = _ext_types(traces["shape"])
+    problems = diagram_violations(seen)
+    return Finding(not problems, "; ".join(problems) or f"handler events follow the diagram: {' → '.join(seen)}")
+
+
+def _settle(params: Params) -> dict[str, dict[str, Any]]:
+    return {"settle-continue": sc.settle_continue()}
+
+
+def judge_continuation_branch(traces: dict[str, Trace]) -> Finding:
+    seq = exp01._settle_sequence(traces["settle-continue"])
+    settle_calls = [
+        ln for ln in tq.ext_lines(traces["settle-continue"], "agent_before_settle") if ln.get("handler") == "continue"
+    ]
+    continued = [bool((ln.get("result") or {}).get("continue")) for ln in settle_calls]
+    first = seq.index("agent_before_settle+continue") if "agent_before_settle+continue" in seq else -1
+    holds = continued == [True, False] and first >= 0 and "request" in seq[first:] and seq[-1] == "agent_settled"
+    return Finding(holds, f"agent_before_settle continue results {continued}; sequence {seq}")
+
+
+def judge_settle_after_exhausted(traces: dict[str, Trace]) -> Finding:
+    seq = exp01._settle_sequence(traces["settle-continue"])
+    settled = [i for i, s in enumerate(seq) if s == "agent_settled"]
+    last_request = max((i for i, s in enumerate(seq) if s == "request"), default=-1)
+    holds = len(settled) == 1 and settled[0] > last_request and seq.count("agent_end") >= 2
+    return Finding(holds, f"sequence {seq}")
+
+
+def _concurrent(params: Params) -> dict[str, dict[str, Any]]:
+    ms = int(params.get("tool_ms", 30))
+    return {
+        "parallel": sc.app(
+            "ch16-parallel-tools",
+            "Run both.",
+            [sc.calls(sc.call("job_a", {}), sc.call("job_b", {})), sc.text("Both done.")],
+            tools=[sc.sleep_tool("job_a", ms), sc.sleep_tool("job_b", ms // 2)],
+            settings={"tool_execution": "parallel"},
+        ),
+        "settle-continue": sc.settle_continue(),
+    }
+
+
+def judge_concurrent(traces: dict[str, Trace]) -> Finding:
+    from pinb.chapters.views import max_concurrency
+
+    lines = [ln for ln in traces["parallel"] if ln.get("source") == "session"]
+    overlap = max_concurrency(lines)
+    seq = exp01._settle_sequence(traces["settle-continue"])
+    runs_before_settle = seq.count("agent_end")
+    holds = overlap >= 2 and runs_before_settle >= 2 and seq.count("agent_settled") == 1
+    return Finding(
+        holds,
+        f"{overlap} tool executions open at once; {runs_before_settle} low-level runs (agent_end) before one "
+        "agent_settled",
+    )
+
+
+def _turn_end(params: Params) -> dict[str, dict[str, Any]]:
+    return {"turn-end": sc.settle_continue("turn_end", entry_text="Add the risks.")}
+
+
+def judge_turn_end_actionable(traces: dict[str, Trace]) -> Finding:
+    trace = traces["turn-end"]
+    requests = tq.requests(trace)
+    entry_seen = len(requests) >= 2 and tq.mentions(requests[1], "Add the risks.")
+    appended = [ln.get("entryType") for ln in tq.events(trace, "entry_appended")]
+    holds = len(requests) == 2 and entry_seen
+    return Finding(
+        holds,
+        f"{len(requests)} requests after a turn_end continue; entry reached request #2: {entry_seen}; "
+        f"entries appended {appended}",
+    )
+
+
+def judge_wrong_correct(traces: dict[str, Trace]) -> Finding:
+    first = exp01.judge_agent_end_not_the_end(traces)
+    last = exp01.judge_settled_final(traces)
+    return Finding(first.holds and last.holds, f"{first.evidence}; {last.evidence}")
+
+
+# --- the events table -------------------------------------------------------------------------------------------
+
+
+def _lifecycle(params: Params) -> dict[str, dict[str, Any]]:
+    return {
+        "lifecycle": sc.app(
+            "ch16-session-lifecycle",
+            "Hi.",
+            [sc.text("Hello.")],
+            extensions=[
+                sc.extension("life", sc.handler("session_start", "start"), sc.handler("session_shutdown", "stop"))
+            ],
+        )
+    }
+
+
+def judge_session_start(traces: dict[str, Trace]) -> Finding:
+    lines = tq.core(traces["lifecycle"])
+    start = tq.index(lines, tq.is_("session_start", "ext"))
+    run = tq.index(lines, tq.is_("agent_start"))
+    reason = lines[start].get("reason") if start >= 0 else None
+    holds = 0 <= start < run and reason == "startup"
+    return Finding(holds, f"session_start (reason {reason!r}) at {start}, first agent_start at {run}")
+
+
+def judge_session_shutdown(traces: dict[str, Trace]) -> Finding:
+    lines = tq.core(traces["lifecycle"])
+    stops = tq.indexes(lines, tq.is_("session_shutdown", "ext"))
+    settled = tq.index(lines, tq.is_("agent_settled"))
+    reason = lines[stops[0]].get("reason") if stops else None
+    holds = len(stops) == 1 and stops[0] > settled
+    return Finding(
+        holds,
+        f"session_shutdown fired {len(stops)} time(s) (reason {reason!r}) after the run settled; idempotent "
+        "release is the handler's duty and is not exercised",
+    )
+
+
+def _input(params: Params) -> dict[str, dict[str, Any]]:
+    return {"transform": _notify_transform(params)["transform"]}
+
+
+def judge_input(traces: dict[str, Trace]) -> Finding:
+    trace = traces["transform"]
+    seen = tq.ext_lines(trace, "input")
+    first = tq.requests(trace)[0] if tq.requests(trace) else {}
+    user = [m.get("text") for m in first.get("messages", ()) if m.get("role") == "user"]
+    holds = bool(seen) and seen[0].get("text") == "hello" and user == ["hello!"]
+    return Finding(holds, f"input handler saw {seen[0].get('text') if seen else None!r}; the model received {user}")
+
+
+def _inject(params: Params) -> dict[str, dict[str, Any]]:
+    return {"sentence": exp01._inputs(params)["sentence"], "base": exp01._inputs(params)["base"]}
+
+
+def judge_before_agent_start(traces: dict[str, Trace]) -> Finding:
+    finding = exp01.judge_branch_injection(traces)
+    return Finding(
+        finding.holds, "inject a message: " + finding.evidence, "replacing the system prompt: stand-in probe"
+    )
+
+
+def _mutate(params: Params) -> dict[str, dict[str, Any]]:
+    mutate = sc.app(
+        "ch16-mutate-input",
+        "Count.",
+        [sc.calls(sc.call("word_count", {"text": "one two"})), sc.text("ok")],
+        tools=[sc.WORD_COUNT_TOOL],
+        extensions=[
+            sc.extension("rewriter", sc.handler("tool_call", "rewrite", "mutate_input", set={"text": "a b c d e"}))
+        ],
+    )
+    return {"mutate": mutate, "no-ui": _guard(params)["no-ui"]}
+
+
+def judge_tool_call_event(traces: dict[str, Trace]) -> Finding:
+    end = next(iter(tq.events(traces["mutate"], "tool_execution_end", "session")), {})
+    blocked = judge_blocks_force_push({"no-ui": traces["no-ui"]})
+    holds = end.get("details") == {"words": 5} and blocked.holds
+    return Finding(
+        holds,
+        f"after event.input was mutated the tool counted {end.get('details')} (model sent 2 words); "
+        f"block: {blocked.evidence}",
+    )
+
+
+def _tool_result(params: Params) -> dict[str, dict[str, Any]]:
+    return {
+        "replace": sc.app(
+            "ch16-replace-result",
+            "Go.",
+            [sc.calls(sc.call("bash", {"command": "ls"})), sc.text("ok")],
+            tools=[sc.bash_tool(stdout="secret.txt")],
+            extensions=[
+                sc.extension(
+                    "redactor",
+                    sc.handler(
+                        "tool_result", "redact", "replace_result", text="[1 file]", isError=True, details={"n": 1}
+                    ),
+                )
+            ],
+        )
+    }
+
+
+def judge_tool_result(traces: dict[str, Trace]) -> Finding:
+    trace = traces["replace"]
+    end = next(iter(tq.events(trace, "tool_execution_end", "session")), {})
+    requests = tq.requests(trace)
+    seen = [m for m in (requests[1].get("messages", ()) if len(requests) > 1 else ()) if m.get("role") == "toolResult"]
+    holds = end.get("text") == "[1 file]" and end.get("isError") is True and end.get("details") == {"n": 1}
+    holds = holds and bool(seen) and seen[0].get("text") == "[1 file]"
+    return Finding(
+        holds,
+        f"tool_execution_end text {end.get('text')!r} isError {end.get('isError')} details {end.get('details')}; "
+        f"the model saw {[(m.get('text'), m.get('isError')) for m in seen]}",
+    )
+
+
+def _message_end(params: Params) -> dict[str, dict[str, Any]]:
+    return {
+        "replace": sc.app(
+            "ch16-replace-message",
+            "Go.",
+            [sc.calls(sc.call("bash", {"command": "ls"}), preface="draft"), sc.text("final")],
+            tools=[sc.bash_tool()],
+            extensions=[sc.extension("editor", sc.handler("message_end", "edit", "replace_message", text="[{text}]"))],
+        )
+    }
+
+
+def judge_message_end(traces: dict[str, Trace]) -> Finding:
+    trace = traces["replace"]
+    ends = tq.assistant_ends(trace)
+    requests = tq.requests(trace)
+    seen = [m for m in (requests[1].get("messages", ()) if len(requests) > 1 else ()) if m.get("role") == "assistant"]
+    holds = bool(ends) and ends[0].get("text") == "[draft]" and ends[0].get("role") == "assistant"
+    holds = holds and bool(seen) and seen[0].get("text") == "[draft]"
+    return Finding(
+        holds,
+        f"finalized assistant message: role {ends[0].get('role') if ends else None}, text "
+        f"{ends[0].get('text') if ends else None!r}; next request carries {[m.get('text') for m in seen]}",
+    )
+
+
+EXPERIMENTS: dict[str, Any] = {
+    "pi-16.guard.blocks-before-body": ScenarioExperiment(_guard, judge_blocks_before_body, "no-ui"),
+    "pi-16.guard.blocks-force-push": ScenarioExperiment(_guard, judge_blocks_force_push, "no-ui"),
+    "pi-16.guard.confirm-with-ui": ScenarioExperiment(_guard, judge_confirm_with_ui, "ui-no"),
+    "pi-16.guard.patterns": ScenarioExperiment(_patterns, judge_patterns),
+    "pi-16.guard.only-bash-and-powershell": ScenarioExperiment(_tool_filter, judge_tool_filter),
+    "pi-16.guard.reads-not-mutates": ScenarioExperiment(_reads_and_mutation, judge_reads_not_mutates, "mutated"),
+    "pi-16.guard.not-unconditional": ScenarioExperiment(_corpus, judge_not_unconditional),
+    "pi-16.dispatch.registration-order": ScenarioExperiment(_order, judge_registration_order),
+    "pi-16.dispatch.on-returns-unsubscribe": ScenarioExperiment(_unsubscribe, judge_on_returns_unsubscribe),
+    "pi-16.dispatch.unsubscribe-not-in-progress": ScenarioExperiment(_unsubscribe, judge_unsubscribe_not_in_progress),
+    "pi-16.dispatch.notify-or-transform": ScenarioExperiment(_notify_transform, judge_notify_or_transform),
+    "pi-16.dispatch.handlers-awaited": ScenarioExperiment(_sleep_order, judge_handlers_awaited),
+    "pi-16.dispatch.failing-tool-call-blocks": ScenarioExperiment(_throwing, judge_failing_tool_call),
+    "pi-16.run.shape": ScenarioExperiment(_run_shape, judge_run_shape),
+    "pi-16.run.agent-end-not-the-end": ScenarioExperiment(_settle, exp01.judge_agent_end_not_the_end),
+    "pi-16.run.sequence-diagram": ScenarioExperiment(_run_shape, judge_sequence_diagram),
+    "pi-16.run.continuation-branch": ScenarioExperiment(_settle, judge_continuation_branch),
+    "pi-16.run.settle-after-continuation-exhausted": ScenarioExperiment(_settle, judge_settle_after_exhausted),
+    "pi-16.run.tool-calls-concurrent": ScenarioExperiment(_concurrent, judge_concurrent, "parallel"),
+    "pi-16.settle.before-settle-actionable": ScenarioExperiment(_settle, exp01.judge_before_settle_actionable),
+    "pi-16.settle.settled-notification-only": ScenarioExperiment(_settle, exp01.judge_settled_final),
+    "pi-16.settle.turn-end-actionable": ScenarioExperiment(_turn_end, judge_turn_end_actionable),
+    "pi-16.settle.wrong-correct": ScenarioExperiment(_settle, judge_wrong_correct),
+    "pi-16.events.session-start": ScenarioExperiment(_lifecycle, judge_session_start),
+    "pi-16.events.session-shutdown": ScenarioExperiment(_lifecycle, judge_session_shutdown),
+    "pi-16.events.input": ScenarioExperiment(_input, judge_input),
+    "pi-16.events.before-agent-start": ScenarioExperiment(_inject, judge_before_agent_start, "sentence"),
+    "pi-16.events.tool-call": ScenarioExperiment(_mutate, judge_tool_call_event, "mutate"),
+    "pi-16.events.tool-result": ScenarioExperiment(_tool_result, judge_tool_result),
+    "pi-16.events.message-end": ScenarioExperiment(_message_end, judge_message_end),
+    "pi-16.events.turn-end": ScenarioExperiment(_turn_end, judge_turn_end_actionable),
+    "pi-16.events.agent-before-settle": ScenarioExperiment(_settle, exp01.judge_before_settle_actionable),
+}

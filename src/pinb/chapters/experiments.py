@@ -1,0 +1,216 @@
+"""How a chapter notebook checks one claim: run its experiment on the chosen backend, judge, picture, record.
+
+An `Experiment` is either a set of scenarios (data, run unchanged on the stand-in and on real Pi) plus a pure
+judge over their traces, or a direct probe of the stand-in's Python API for claims no scenario can express.
+`ChapterRun` is what a notebook holds: it knows the backend, skips (and says why) what that backend cannot
+check, records each outcome through `pinb.kit.claims`, and keeps the traces for the pictures.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pinb.chapters import views
+from pinb.chapters._claimspec import ClaimSpec
+from pinb.chapters.backends import backend_label, run_scenario, supports_layer
+from pinb.chapters.registry import claim_spec, claim_specs
+
+Trace = list[dict[str, Any]]
+Params = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a judge concluded: whether the book's sentence held, and the observation that says so."""
+
+    holds: bool
+    evidence: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class ScenarioExperiment:
+    """Scenarios built from the notebook's knobs, and a judge over their traces (keyed like the scenarios)."""
+
+    scenarios: Callable[[Params], dict[str, dict[str, Any]]]
+    judge: Callable[[dict[str, Trace]], Finding]
+    picture: str | None = None
+    """Which scenario's trace the notebook draws (default: the first)."""
+
+
+@dataclass(frozen=True)
+class ProbeExperiment:
+    """A direct probe of the stand-in's Python API (stand-in only). Returns the finding and anything to show."""
+
+    probe: Callable[[Params], Awaitable[tuple[Finding, dict[str, Any]]]]
+
+
+Experiment = ScenarioExperiment | ProbeExperiment
+
+
+@dataclass
+class Observation:
+    claim_id: str
+    backend: str
+    traces: dict[str, Trace] = field(default_factory=dict)
+    finding: Finding | None = None
+    shown: dict[str, Any] = field(default_factory=dict)
+    unrun: str | None = None
+    """Why nothing was recorded for this claim on this backend (the claim stays UNRUN there)."""
+
+    def trace(self, name: str | None = None) -> Trace:
+        if not self.traces:
+            return []
+        return self.traces[name] if name is not None else next(iter(self.traces.values()))
+
+
+def _registry() -> dict[str, Experiment]:
+    from pinb.chapters import exp01, exp16
+
+    return {**exp01.EXPERIMENTS, **exp16.EXPERIMENTS}
+
+
+def experiment_for(claim_id: str) -> Experiment | None:
+    return _registry().get(claim_id)
+
+
+def unrun_reason(spec: ClaimSpec, backend: str, pi_version: str | None) -> str | None:
+    """Why `spec` cannot be checked on this backend, or None when it can."""
+    if spec.kind == "reported":
+        return f"reported, not run: {spec.reason}"
+    if backend not in spec.backends:
+        note = f" ({spec.notes[0]})" if spec.notes else ""
+        return f"the {backend} backend cannot check this claim; it is checked on {', '.join(spec.backends)}{note}"
+    ok, why = supports_layer(backend, pi_version, spec.layer)
+    if not ok:
+        return why
+    experiment = experiment_for(spec.id)
+    if experiment is None:
+        return "no experiment is written for this claim yet"
+    if isinstance(experiment, ProbeExperiment) and backend != "standin":
+        return "this experiment probes the stand-in's Python API"
+    return None
+
+
+class ChapterRun:
+    """One notebook's session: a backend, the knobs, the traces it ran, and the outcomes it recorded."""
+
+    def __init__(
+        self,
+        chapter_id: str,
+        backend: str = "standin",
+        pi_version: str | None = "1.6.0",
+        knobs: Params | None = None,
+    ) -> None:
+        from pinb.kit.claims import use_backend
+
+        self.chapter_id = chapter_id
+        self.backend = backend
+        self.pi_version = pi_version if backend == "pi" else None
+        backend_label(backend, self.pi_version)
+        self.label = use_backend(backend, self.pi_version)
+        self.knobs: dict[str, Any] = dict(knobs or {})
+        self.observations: dict[str, Observation] = {}
+        self._cache: dict[str, Trace] = {}
+
+    async def run(self, scenario: Mapping[str, Any]) -> Trace:
+        """Run one scenario on this notebook's backend (cached by content)."""
+        key = json.dumps(scenario, sort_keys=True)
+        if key not in self._cache:
+            self._cache[key] = await run_scenario(scenario, self.backend, self.pi_version)
+        return self._cache[key]
+
+    async def check(self, claim_id: str, show: bool = True) -> Observation:
+        """Run the claim's experiment and record its outcome; or say why it stays UNRUN on this backend."""
+        from pinb.kit.claims import checking
+
+        spec = claim_spec(claim_id)
+        observation = Observation(claim_id, self.label)
+        self.observations[claim_id] = observation
+        reason = unrun_reason(spec, self.backend, self.pi_version)
+        if reason is not None:
+            observation.unrun = reason
+            print(f"UNRUN on {self.label}: {claim_id}: {reason}")
+            return observation
+        experiment = experiment_for(claim_id)
+        assert experiment is not None
+        with checking(claim_id, backend=self.label) as check:
+            if isinstance(experiment, ScenarioExperiment):
+                for name, scenario in experiment.scenarios(self.knobs).items():
+                    observation.traces[name] = await self.run(scenario)
+                finding = experiment.judge(observation.traces)
+            else:
+                finding, observation.shown = await experiment.probe(self.knobs)
+            observation.finding = finding
+            check.check(finding.holds, finding.evidence, finding.detail)
+        if show and observation.traces:
+            picture = experiment.picture if isinstance(experiment, ScenarioExperiment) else None
+            _show_timeline(observation.trace(picture))
+        return observation
+
+    async def check_all(self, claim_ids: list[str] | None = None, show: bool = False) -> dict[str, Observation]:
+        for claim_id in claim_ids or [spec.id for spec in claim_specs(self.chapter_id)]:
+            await self.check(claim_id, show=show)
+        return self.observations
+
+    def summary_rows(self) -> list[dict[str, str]]:
+        """One row per claim of the chapter: what this run recorded, or why it stayed UNRUN."""
+        rows = []
+        for spec in claim_specs(self.chapter_id):
+            observation = self.observations.get(spec.id)
+            if observation is None:
+                status, why = "UNRUN", "not checked in this run"
+            elif observation.unrun is not None:
+                status, why = "UNRUN", observation.unrun
+            elif observation.finding is None:
+                status, why = "ERROR", "the experiment raised (see its output)"
+            else:
+                status = "holds" if observation.finding.holds else "CONTRADICTED"
+                why = observation.finding.evidence
+            rows.append({"claim": spec.id, "kind": spec.kind, "status": status, "why": why})
+        return rows
+
+    def summary(self) -> Any:
+        from html import escape
+
+        from IPython.display import HTML
+
+        rows = self.summary_rows()
+        counts: dict[str, int] = {}
+        for row in rows:
+            counts[row["status"]] = counts.get(row["status"], 0) + 1
+        print(f"{self.chapter_id} on {self.label}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+        for row in rows:
+            if row["status"] in ("CONTRADICTED", "ERROR"):
+                print(f"  {row['status']}: {row['claim']}: {row['why']}")
+        body = "".join(
+            f"<tr><td><code>{escape(r['claim'])}</code></td><td>{r['kind']}</td><td>{escape(r['status'])}</td>"
+            f"<td>{escape(r['why'])}</td></tr>"
+            for r in rows
+        )
+        return HTML(
+            "<table border='1' cellpadding='3' style='border-collapse:collapse'><tr><th>claim</th><th>kind</th>"
+            f"<th>status</th><th>observed / why unrun</th></tr>{body}</table>"
+        )
+
+
+def _show_timeline(trace: Trace) -> None:
+    from IPython.display import HTML, display
+
+    if trace:
+        display(HTML(f"<details><summary>event timeline</summary>{views.timeline_svg(trace)}</details>"))
+
+
+__all__ = [
+    "ChapterRun",
+    "Experiment",
+    "Finding",
+    "Observation",
+    "ProbeExperiment",
+    "ScenarioExperiment",
+    "experiment_for",
+    "unrun_reason",
+]

@@ -9,6 +9,7 @@ from its outputs, and commit the run record next to it.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any
 
 import nbformat
 import papermill
+from jupyter_client.manager import AsyncKernelManager
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from papermill.exceptions import PapermillExecutionError
 from pydantic import ValidationError
@@ -97,7 +99,16 @@ def execute_run(request: ExecutionRequest, store: RunStore) -> StoredRun:
 
 
 def _execute(request: ExecutionRequest, parameters: dict[str, Any], output: Path) -> tuple[RunStatus, str | None]:
+    """Run papermill in a worker thread; the calling thread keeps the notebook deadline and catches Ctrl-C.
+
+    nbclient installs its own SIGINT handler when it runs in the main thread (it then shuts the kernel down and
+    carries on), so a Ctrl-C would not stop the run. In a worker thread it cannot; the main thread receives the
+    KeyboardInterrupt instead and stops the run by killing the kernel, after which papermill writes the executed
+    notebook as it always does when a cell ends.
+    """
     began = time.monotonic()
+    kernels: list[AsyncKernelManager] = []
+    outcome: dict[str, BaseException | None] = {}
 
     def cell_timeout(_cell: Any) -> float | None:
         # nbclient asks per cell; the notebook's deadline caps each cell at the time left
@@ -106,31 +117,82 @@ def _execute(request: ExecutionRequest, parameters: dict[str, Any], output: Path
             limits.append(max(request.timeout - (time.monotonic() - began), 0.05))
         return min(limits) if limits else None
 
+    def work() -> None:
+        try:
+            papermill.execute_notebook(
+                str(request.notebook),
+                str(output),
+                parameters=parameters,
+                kernel_name=request.kernel_name,
+                progress_bar=False,
+                log_output=False,
+                cwd=str(request.notebook.parent),
+                timeout_func=cell_timeout,
+                kernel_manager_class=_tracking_kernel_manager(kernels),
+            )
+            outcome["error"] = None
+        except BaseException as exc:  # reported by the calling thread
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=work, name=f"pinb-{request.chapter}", daemon=True)
+    stopped: str | None = None
+    worker.start()
     try:
-        papermill.execute_notebook(
-            str(request.notebook),
-            str(output),
-            parameters=parameters,
-            kernel_name=request.kernel_name,
-            progress_bar=False,
-            log_output=False,
-            cwd=str(request.notebook.parent),
-            timeout_func=cell_timeout,
-        )
-    except PapermillExecutionError as exc:
-        return "failed", f"cell {exc.exec_count} raised {exc.ename}: {_first_line(exc.evalue)}"
-    except CellTimeoutError:
-        elapsed = time.monotonic() - began
-        if request.timeout and elapsed >= request.timeout - 0.5:
-            return "failed", f"the notebook timed out after {request.timeout:g} s"
-        return "failed", f"a cell ran longer than {request.cell_timeout:g} s"
-    except DeadKernelError as exc:
-        return "failed", f"the kernel died: {_one_line(exc)}"
+        while worker.is_alive():
+            worker.join(0.1)
+            if request.timeout and stopped is None and time.monotonic() - began > request.timeout + 2:
+                stopped = "timeout"  # a hung kernel start or a cell ignoring its own timeout
+                _kill(kernels)
     except KeyboardInterrupt:
+        stopped = "interrupted"
+        _kill(kernels)
+        _join_patiently(worker)
+    error = outcome.get("error")
+    if stopped == "interrupted":
         return "interrupted", "interrupted (Ctrl-C)"
-    except Exception as exc:  # the kit could not run it: no such kernel, kernel start timeout, unwritable output
-        return "error", f"{type(exc).__name__}: {_one_line(exc)}"
-    return "completed", None
+    if stopped == "timeout":
+        return "failed", f"the notebook timed out after {request.timeout:g} s"
+    match error:
+        case None:
+            return "completed", None
+        case PapermillExecutionError():
+            return "failed", f"cell {error.exec_count} raised {error.ename}: {_first_line(error.evalue)}"
+        case CellTimeoutError():
+            if request.timeout and time.monotonic() - began >= request.timeout - 0.5:
+                return "failed", f"the notebook timed out after {request.timeout:g} s"
+            return "failed", f"a cell ran longer than {request.cell_timeout:g} s"
+        case DeadKernelError():
+            return "failed", f"the kernel died: {_one_line(error)}"
+        case KeyboardInterrupt():
+            return "interrupted", "interrupted (Ctrl-C)"
+        case _:  # the kit could not run it: no such kernel, kernel start timeout, unwritable output
+            return "error", f"{type(error).__name__}: {_one_line(error)}"
+
+
+def _tracking_kernel_manager(kernels: list[AsyncKernelManager]) -> type[AsyncKernelManager]:
+    class TrackingKernelManager(AsyncKernelManager):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            kernels.append(self)
+
+    return TrackingKernelManager
+
+
+def _kill(kernels: list[AsyncKernelManager]) -> None:
+    for manager in kernels:
+        process = getattr(getattr(manager, "provisioner", None), "process", None)
+        if process is not None and process.poll() is None:
+            process.kill()
+
+
+def _join_patiently(worker: threading.Thread) -> None:
+    """Wait for papermill to write the notebook; a second Ctrl-C still waits (a half-written run helps nobody)."""
+    deadline = time.monotonic() + 30
+    while worker.is_alive() and time.monotonic() < deadline:
+        try:
+            worker.join(0.1)
+        except KeyboardInterrupt:
+            continue
 
 
 def collect_outcomes(

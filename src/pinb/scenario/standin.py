@@ -9,7 +9,6 @@ event the public listener receives; queue triggers fire inside that listener rig
 from __future__ import annotations
 
 import platform
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pinb import __version__
@@ -92,26 +91,25 @@ def user_message(text: str) -> UserMessage:
 
 
 class Triggers:
-    """The scenario's queue: counts events by type and fires the triggers of the n-th one."""
+    """The scenario's queue: counts events by type and names the triggers due on each occurrence."""
 
     def __init__(self, queue: tuple[Trigger, ...], writer: TraceWriter) -> None:
         self._queue = queue
         self._writer = writer
         self._counts: dict[str, int] = {}
 
-    async def fire(self, event_type: str, act: Callable[[Trigger], Awaitable[None] | None]) -> None:
+    def due(self, event_type: str) -> list[Trigger]:
+        """Count one more ``event_type`` event; the triggers it fires, each announced by a ``driver`` line."""
         count = self._counts.get(event_type, 0) + 1
         self._counts[event_type] = count
-        for trigger in self._queue:
-            if trigger.event_type != event_type or trigger.occurrence != count:
-                continue
-            self._writer.write("driver", "queue", {"when": trigger.when, "do": trigger.do, "text": trigger.text})
-            try:
-                outcome = act(trigger)
-                if outcome is not None:
-                    await outcome
-            except Exception as exc:
-                self._writer.write("driver", "queue_rejected", {"error": error_text(exc)})
+        fired = [t for t in self._queue if t.event_type == event_type and t.occurrence == count]
+        return fired
+
+    def announce(self, trigger: Trigger) -> None:
+        self._writer.write("driver", "queue", {"when": trigger.when, "do": trigger.do, "text": trigger.text})
+
+    def rejected(self, error: BaseException) -> None:
+        self._writer.write("driver", "queue_rejected", {"error": error_text(error)})
 
 
 def error_text(error: BaseException) -> str:
@@ -148,9 +146,14 @@ async def _run_agent_layer(scenario: Scenario, writer: TraceWriter) -> None:
         else:
             agent.abort()
 
-    async def listener(event: Any, _signal: Any) -> None:
+    def listener(event: Any, _signal: Any) -> None:
         writer.event("agent", event)
-        await triggers.fire(event.type, act)
+        for trigger in triggers.due(event.type):
+            triggers.announce(trigger)
+            try:
+                act(trigger)
+            except Exception as exc:
+                triggers.rejected(exc)
 
     agent.subscribe(listener)
     for text in scenario.prompts:

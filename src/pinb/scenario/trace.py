@@ -47,7 +47,8 @@ MESSAGE_TYPES = frozenset({"message_start", "message_end"})
 def to_pi_json(value: Any) -> Any:
     """``value`` as Pi's JSON would have it: records by their camelCase aliases, undefined (None) fields left out."""
     if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+        # Live objects some events carry (an abort signal) have no JSON form; they are not traced.
+        return value.model_dump(mode="json", by_alias=True, exclude_none=True, fallback=lambda _v: None)
     if isinstance(value, Mapping):
         return {str(k): to_pi_json(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

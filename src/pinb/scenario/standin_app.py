@@ -1,0 +1,307 @@
+"""The stand-in's layer ``app``: an agent session (``pinb.app``) with extensions built from declarative handlers.
+
+Mirrors what the real-Pi runner does with ``createAgentSession``: in-memory session, the scenario's tools as the only
+active tools, extensions in array order, a scripted UI when ``ui.has_ui``, the session's public listener writing
+``session`` lines and firing queue triggers, and every handler invocation writing one ``ext`` line when it returns
+or throws (fields as the handler saw the event on entry).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import Callable
+from typing import Any, assert_never
+
+from pinb.app.extensions import ExtensionAPI, ExtensionErrorRecord
+from pinb.app.js_compat import js_regex, json_stringify
+from pinb.app.session import AgentSession, create_agent_session
+from pinb.app.ui import ScriptedUI
+from pinb.scenario.model import (
+    BlockIfMatchAction,
+    ContinueOnceAction,
+    Extension,
+    Handler,
+    InjectMessageAction,
+    MutateInputAction,
+    RecordAction,
+    ReplaceMessageAction,
+    ReplaceResultAction,
+    Scenario,
+    SleepAction,
+    ThrowAction,
+    TransformInputAction,
+    Trigger,
+    UnsubscribeAction,
+)
+from pinb.scenario.standin import Triggers, error_text, make_faux
+from pinb.scenario.standin_tools import build_tools
+from pinb.scenario.trace import TraceWriter, blocks_text, snapshot, to_pi_json
+
+Act = Callable[[Any, Any], Any]
+
+
+def _fill(template: str, text: str) -> str:
+    return text.join(template.split("{text}"))
+
+
+def _js_string(value: Any) -> str:
+    # JavaScript's String(value) for the JSON values a tool input can hold.
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if isinstance(value, (int, float)):
+        return json_stringify(value) or ""
+    if isinstance(value, list):
+        return ",".join("" if v is None else _js_string(v) for v in value)
+    return "[object Object]"
+
+
+def _get(obj: Any, key: str, attr: str | None = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(key)
+    return getattr(obj, attr or key, None)
+
+
+class _HandlerState:
+    def __init__(self) -> None:
+        self.invocations = 0
+
+
+def make_action(action: Any, unsubscribers: dict[str, Callable[[], Any]], state: _HandlerState) -> Act:
+    """One handler's behaviour: what it does and returns (a Pi-shaped dict, or ``None`` for nothing)."""
+    match action:
+        case RecordAction():
+            return lambda _event, _ctx: None
+        case ThrowAction():
+
+            def throw(_event: Any, _ctx: Any) -> Any:
+                raise RuntimeError(action.message)
+
+            return throw
+        case SleepAction():
+
+            async def sleep(_event: Any, _ctx: Any) -> Any:
+                await asyncio.sleep(action.ms / 1000)
+                return None
+
+            return sleep
+        case BlockIfMatchAction():
+            return _guard(action)
+        case MutateInputAction():
+
+            def mutate(event: Any, _ctx: Any) -> Any:
+                event.input.update(copy.deepcopy(action.set))
+                return None
+
+            return mutate
+        case ReplaceResultAction():
+            fields = action.patch_fields()
+
+            def replace_result(event: Any, _ctx: Any) -> Any:
+                patch: dict[str, Any] = {}
+                if "text" in fields:
+                    current = blocks_text(to_pi_json(list(event.content))) or ""
+                    patch["content"] = [{"type": "text", "text": _fill(fields["text"], current)}]
+                if "isError" in fields:
+                    patch["isError"] = fields["isError"]
+                if "details" in fields:
+                    patch["details"] = copy.deepcopy(fields["details"])
+                return patch
+
+            return replace_result
+        case TransformInputAction():
+            return lambda event, _ctx: {"action": "transform", "text": _fill(action.text, event.text or "")}
+        case InjectMessageAction():
+            return lambda _event, _ctx: {
+                "message": {"customType": action.custom_type, "content": action.content, "display": action.display}
+            }
+        case ReplaceMessageAction():
+            return _replace_message(action)
+        case ContinueOnceAction():
+
+            def continue_once(event: Any, _ctx: Any) -> Any:
+                if state.invocations != action.at:
+                    return None
+                if action.entry is None:
+                    return {"continue": True}
+                entry = {
+                    "type": "custom_message",
+                    "customType": action.entry.custom_type,
+                    "content": action.entry.content,
+                    "display": action.entry.display,
+                }
+                return {"entries": [*to_pi_json(list(event.entries or ())), entry], "continue": True}
+
+            return continue_once
+        case UnsubscribeAction():
+
+            def unsubscribe(_event: Any, _ctx: Any) -> Any:
+                if state.invocations == 1 and action.target in unsubscribers:
+                    unsubscribers[action.target]()
+                return None
+
+            return unsubscribe
+        case _:
+            assert_never(action)
+
+
+def _guard(action: BlockIfMatchAction) -> Act:
+    patterns = [(source, js_regex(source)) for source in action.patterns]
+
+    async def guard(event: Any, ctx: Any) -> Any:
+        if event.tool_name not in action.tool_names:
+            return None
+        if action.match_on == "command":
+            command = event.input.get("command") if isinstance(event.input, dict) else None
+            subject = _js_string(command)
+        else:
+            subject = json_stringify(event.input) or ""
+        pattern = next((source for source, regex in patterns if regex.search(subject)), None)
+        if pattern is None:
+            return None
+        if action.confirm_with_ui and ctx.has_ui:
+            # JavaScript's slice counts UTF-16 code units; the book's subjects are ASCII JSON, so this is the same.
+            allowed = await ctx.ui.confirm(action.confirm_title, subject[:200])
+            if allowed:
+                return None
+            return {"block": True, "reason": action.denied_reason}
+        return {"block": True, "reason": pattern.join(action.reason_template.split("{pattern}"))}
+
+    return guard
+
+
+def _replace_message(action: ReplaceMessageAction) -> Act:
+    def replace(event: Any, _ctx: Any) -> Any:
+        message = event.message
+        if _get(message, "role") != action.role:
+            return None
+        content = _get(message, "content")
+        if isinstance(content, str):
+            new_content: Any = _fill(action.text, content)
+        else:
+            new_content = tuple(
+                block.model_copy(update={"text": _fill(action.text, block.text)})
+                if _get(block, "type") == "text" and not isinstance(block, dict)
+                else ({**block, "text": _fill(action.text, block["text"])} if _get(block, "type") == "text" else block)
+                for block in content
+            )
+        if isinstance(message, dict):
+            return {"message": {**message, "content": list(new_content)}}
+        return {"message": message.model_copy(update={"content": new_content})}
+
+    return replace
+
+
+def inline_extension(
+    extension: Extension, writer: TraceWriter, unsubscribers: dict[str, Callable[[], Any]]
+) -> Callable[[ExtensionAPI], None]:
+    """The extension factory for one scenario extension: one ``pi.on`` per handler, in array order."""
+
+    def factory(pi: ExtensionAPI) -> None:
+        for handler in extension.handlers:
+            _register(pi, extension.name, handler, writer, unsubscribers)
+
+    return factory
+
+
+def _register(
+    pi: ExtensionAPI,
+    extension_name: str,
+    handler: Handler,
+    writer: TraceWriter,
+    unsubscribers: dict[str, Callable[[], Any]],
+) -> None:
+    state = _HandlerState()
+    act = make_action(handler.action, unsubscribers, state)
+
+    async def registered(event: Any, ctx: Any) -> Any:
+        state.invocations += 1
+        on_entry = snapshot(event)
+        try:
+            result = act(event, ctx)
+            if asyncio.iscoroutine(result):
+                result = await result
+        except Exception as exc:
+            writer.ext(extension_name, handler.label, on_entry, error=error_text(exc))
+            raise
+        writer.ext(extension_name, handler.label, on_entry, result=result)
+        return result
+
+    unsubscribe = pi.on(handler.event, registered)  # type: ignore[call-overload]
+    if handler.label is not None:
+        unsubscribers[handler.label] = unsubscribe
+
+
+async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
+    faux = make_faux(scenario, writer)
+    settings = scenario.effective_settings
+    ui = scenario.effective_ui
+    commands: list[str] = []
+    unsubscribers: dict[str, Callable[[], Any]] = {}
+
+    def on_error(record: ExtensionErrorRecord) -> None:
+        writer.write(
+            "error",
+            "extension_error",
+            {"extension": record.extension_path, "event": record.event, "error": record.error},
+        )
+
+    session: AgentSession = await create_agent_session(
+        stream_fn=faux.stream,
+        model=faux.get_model(),
+        tools=build_tools(scenario.tools, commands),
+        extensions=[(ext.name, inline_extension(ext, writer, unsubscribers)) for ext in scenario.extensions],
+        system_prompt=scenario.system_prompt,
+        thinking_level="off",
+        tool_execution=settings.tool_execution,
+        steering_mode=settings.steering_mode,
+        follow_up_mode=settings.follow_up_mode,
+        ui=ScriptedUI(confirm=ui.confirm) if ui.has_ui else None,
+        on_error=on_error,
+    )
+    triggers = Triggers(scenario.queue, writer)
+    pending: set[asyncio.Task[Any]] = set()
+
+    def act(trigger: Trigger) -> None:
+        # Real Pi's listener fires these without awaiting them (`void`): they complete a few ticks later.
+        if trigger.do == "steer":
+            work: Any = session.steer(trigger.text or "")
+        elif trigger.do == "follow_up":
+            work = session.follow_up(trigger.text or "")
+        else:
+            work = session.abort()
+        task = asyncio.ensure_future(_reporting(work, triggers))
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+
+    def listener(event: Any) -> None:
+        writer.event("session", event)
+        for trigger in triggers.due(event.type):
+            triggers.announce(trigger)
+            act(trigger)
+
+    session.subscribe(listener)
+    for text in scenario.prompts:
+        writer.write("driver", "prompt", {"text": text})
+        try:
+            await session.prompt(text)
+        except Exception as exc:
+            writer.write("driver", "prompt_rejected", {"error": error_text(exc)})
+        else:
+            writer.write("driver", "prompt_resolved")
+    await session.wait_for_idle()
+    if pending:
+        await asyncio.gather(*pending, return_exceptions=True)
+    writer.write("driver", "dispose")
+    session.dispose()
+
+
+async def _reporting(work: Any, triggers: Triggers) -> None:
+    try:
+        await work
+    except Exception as exc:
+        triggers.rejected(exc)

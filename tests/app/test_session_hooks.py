@@ -174,8 +174,8 @@ async def test_before_agent_start_system_prompt_replaces_the_whole_prompt_for_th
     assert system.role == "system" and system.content == "FORCED PROMPT" and not system.sections
     # The transcript keeps the structured sections; the override is projected onto the request only.
     recorded = next(m for m in session.messages if m.role == "system")
-    assert recorded.sections == {"preamble": "Base."}
-    assert session.system_prompt == "Base."
+    assert recorded.sections == {"preamble": "Base.", "cwd": "<cwd>\n/project\n</cwd>"}
+    assert session.system_prompt == "Base.\n\n<cwd>\n/project\n</cwd>"
 
 
 async def test_context_handler_edits_the_request_not_the_session() -> None:

@@ -49,9 +49,17 @@ from pinb.app.extensions import results as rs
 from pinb.app.extensions.api import ExtensionFactory, RegisteredTool, load_extensions
 from pinb.app.extensions.context import ExtensionErrorRecord
 from pinb.app.extensions.runner import ContextActions, ExtensionRunner, role_of
+from pinb.app.resources import LoadedResources
 from pinb.app.session_messages import convert_to_llm
 from pinb.app.session_tree import SessionManager
 from pinb.app.settlement import ContinuationRecord, SettlementMixin
+from pinb.app.system_prompt import (
+    SystemPromptOptions,
+    build_system_prompt,
+    diff_system_prompt_sections,
+    options_from_resources,
+)
+from pinb.app.system_prompt import build_system_prompt_sections as build_sections
 from pinb.app.ui import ExtensionUI
 from pinb.errors import AgentBusyError, UsageError
 
@@ -129,17 +137,15 @@ class AgentSession(SettlementMixin):
         runner: ExtensionRunner,
         *,
         cwd: str,
-        system_prompt: Callable[[dict[str, Any]], dict[str, str]],
-        base_prompt_options: dict[str, Any],
+        prompt_options: SystemPromptOptions,
         tool_registry: dict[str, Any],
     ) -> None:
         self.agent = agent
         self.session_manager = session_manager
         self.extension_runner = runner
         self.cwd = cwd
-        self._build_sections = system_prompt
-        self._base_prompt_options = dict(base_prompt_options)
-        self._run_prompt_options: dict[str, Any] | None = None
+        self._base_prompt_options = prompt_options
+        self._run_prompt_options: SystemPromptOptions | None = None
         self._tool_registry = dict(tool_registry)
         self._listeners: list[SessionListener] = []
         self._is_agent_run_active = False
@@ -209,10 +215,8 @@ class AgentSession(SettlementMixin):
         """The effective system prompt, including a ``before_agent_start`` override of the running prompt."""
         return self._render_prompt(self._run_prompt_options or self._base_prompt_options)
 
-    def _render_prompt(self, options: dict[str, Any]) -> str:
-        if options.get("force_system_prompt") is not None:
-            return options["force_system_prompt"]
-        return "\n\n".join(text for text in self._build_sections(options).values() if text)
+    def _render_prompt(self, options: SystemPromptOptions) -> str:
+        return build_system_prompt(options)
 
     def _emit_session_settled(self, aborted: bool) -> None:
         self._emit(AgentSettledEvent(aborted=aborted))
@@ -335,7 +339,7 @@ class AgentSession(SettlementMixin):
         kept = [name for name in self.get_active_tool_names() if name in requested]
         ordered = list(dict.fromkeys([*kept, *requested]))
         self.agent.state.tools = [self._tool_registry[name] for name in ordered if name in self._tool_registry]
-        self._base_prompt_options["selected_tools"] = [tool.name for tool in self.agent.state.tools]
+        self._base_prompt_options.selected_tools = [tool.name for tool in self.agent.state.tools]
 
     # --- agent hooks ----------------------------------------------------------------------------------------------
 
@@ -390,7 +394,7 @@ class AgentSession(SettlementMixin):
 
     async def _transform_context(self, messages: Sequence[Any], signal: Any = None) -> list[Any]:
         transformed = await self.extension_runner.emit_context(messages)
-        forced = (self._run_prompt_options or {}).get("force_system_prompt")
+        forced = self._run_prompt_options.force_system_prompt if self._run_prompt_options else None
         if forced is None:
             return transformed
         # A forced prompt is projected onto the request, never recorded: one leading system message with it.
@@ -416,17 +420,15 @@ class AgentSession(SettlementMixin):
         update = self._prompt_update(self._run_prompt_options or self._base_prompt_options, context.messages)
         return AgentLoopTurnUpdate(context=context, messages=[update] if update else None)
 
-    def _prompt_update(self, options: dict[str, Any], messages: Sequence[Any]) -> SystemMessage | None:
-        """A system message patching the prompt sections the transcript has, or ``None`` when unchanged."""
-        options["selected_tools"] = self.get_active_tool_names()
+    def _prompt_update(self, options: SystemPromptOptions, messages: Sequence[Any]) -> SystemMessage | None:
+        """A system message patching the prompt sections the transcript has, or ``None`` when unchanged.
+
+        A forced prompt does not change the transcript: the structured sections are still diffed and recorded.
+        """
+        options.selected_tools = self.get_active_tool_names()
         current = get_current_system_message(messages)
-        previous = dict((current.sections if current else None) or {})
-        wanted = self._build_sections(options)
-        patch: dict[str, str | None] = {name: text for name, text in wanted.items() if previous.get(name) != text}
-        patch.update({name: None for name in previous if name not in wanted})
-        if not patch:
-            return None
-        return SystemMessage(content="", sections=patch)
+        patch = diff_system_prompt_sections((current.sections if current else None) or {}, build_sections(options))
+        return SystemMessage(content="", sections=patch) if patch else None
 
     async def _finish_turn(self, turn: AgentTurnContext, signal: Any = None) -> Any:
         self._boundary_dispatched.append(turn.message)
@@ -729,17 +731,6 @@ class AgentSession(SettlementMixin):
 
 # --- construction ----------------------------------------------------------------------------------------------------
 
-#: Pi's default preamble stands here until request assembly provides the full section builder.
-DEFAULT_PREAMBLE = "You are an expert coding assistant operating inside pi, a coding agent harness."
-
-
-def default_prompt_sections(options: dict[str, Any]) -> dict[str, str]:
-    """The system prompt as named sections: a custom prompt replaces the preamble."""
-    sections = {"preamble": options.get("custom_prompt") or DEFAULT_PREAMBLE}
-    if options.get("append_system_prompt"):
-        sections["addendum"] = options["append_system_prompt"]
-    return sections
-
 
 @dataclass
 class AgentSessionOptions:
@@ -754,9 +745,10 @@ class AgentSessionOptions:
     extensions: Sequence[tuple[str, ExtensionFactory]] = ()
     session_manager: SessionManager | None = None
     cwd: str = "/project"
-    #: Replaces Pi's preamble (like a ``SYSTEM.md``).
+    #: Replaces Pi's preamble and drops its built-in sections (like a ``SYSTEM.md``).
     system_prompt: str | None = None
-    prompt_sections: Callable[[dict[str, Any]], dict[str, str]] = default_prompt_sections
+    #: What Pi's resource loader found (context files, skills, ``SYSTEM.md``, ``APPEND_SYSTEM.md``).
+    resources: LoadedResources | None = None
     thinking_level: str = "off"
     tool_execution: Literal["parallel", "sequential"] = "parallel"
     steering_mode: Literal["all", "one-at-a-time"] = "one-at-a-time"
@@ -820,14 +812,20 @@ async def create_agent_session(options: AgentSessionOptions | None = None, **kwa
     for extension in loaded.extensions:
         for tool in extension.tools.values():
             registry.setdefault(tool.name, _extension_tool(tool, runner))
-    base_options = {"cwd": options.cwd, "custom_prompt": options.system_prompt, "selected_tools": list(registry)}
+    snippets = {t.name: t.prompt_snippet for e in loaded.extensions for t in e.tools.values() if t.prompt_snippet}
+    if options.resources is not None:
+        prompt_options = options_from_resources(options.resources, options.cwd, list(registry))
+    else:
+        prompt_options = SystemPromptOptions(cwd=options.cwd, selected_tools=list(registry))
+    if options.system_prompt is not None:
+        prompt_options.custom_prompt = options.system_prompt
+    prompt_options.tool_snippets = {**prompt_options.tool_snippets, **snippets}
     session = AgentSession(
         agent,
         session_manager,
         runner,
         cwd=options.cwd,
-        system_prompt=options.prompt_sections,
-        base_prompt_options=base_options,
+        prompt_options=prompt_options,
         tool_registry=registry,
     )
     session.extension_load_errors = list(loaded.errors)

@@ -161,8 +161,8 @@ class SettlementMixin:
         _is_emitting_agent_settled: bool
         _deferred_settled_actions: list[Callable[[], Any]]
         _last_assistant_message: Any
-        _run_prompt_options: dict[str, Any] | None
-        _base_prompt_options: dict[str, Any]
+        _run_prompt_options: Any
+        _base_prompt_options: Any
 
         def _entry_appended(self, entry: Any) -> None: ...
         def _emit(self, event: Any) -> None: ...
@@ -171,8 +171,8 @@ class SettlementMixin:
         def _set_active_tools(self, tool_names: list[str]) -> None: ...
         def get_active_tool_names(self) -> list[str]: ...
         def _user_message(self, text: str, images: Any) -> Any: ...
-        def _prompt_update(self, options: dict[str, Any], messages: Sequence[Any]) -> Any: ...
-        def _render_prompt(self, options: dict[str, Any]) -> str: ...
+        def _prompt_update(self, options: Any, messages: Sequence[Any]) -> Any: ...
+        def _render_prompt(self, options: Any) -> str: ...
         def _emit_session_settled(self, aborted: bool) -> None: ...
 
     def _entry_id_of(self, message: Any) -> str | None:
@@ -309,14 +309,15 @@ class SettlementMixin:
             await self._emit_agent_settled()
 
     async def _prepare_run(self, trigger: dict[str, Any]) -> list[Any]:
-        base = dict(self._base_prompt_options)
-        selected_before = list(base.get("selected_tools", []))
+        base = self._base_prompt_options
+        selected_before = list(base.selected_tools)
         outcome = await self.extension_runner.emit_before_agent_start(trigger, base, self._render_prompt)
         options = outcome.system_prompt_options
-        if list(options.get("selected_tools", [])) == selected_before:
-            options["selected_tools"] = self.get_active_tool_names()
+        # An explicit edit of the selected tools wins; otherwise the live loadout (set_active_tools) does.
+        if list(options.selected_tools) == selected_before:
+            options.selected_tools = self.get_active_tool_names()
         else:
-            self._set_active_tools(list(options["selected_tools"]))
+            self._set_active_tools(list(options.selected_tools))
         messages: list[Any] = []
         if trigger["message_type"] == "custom":
             messages.append(trigger["message"])

@@ -11,6 +11,7 @@ shape counts as an error of that handler under the same rule.
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
@@ -123,7 +124,7 @@ class BeforeAgentStartOutcome:
     """Messages handlers injected, in order, and the run's prompt options (``force_system_prompt`` when replaced)."""
 
     messages: tuple[rs.CustomMessageInput, ...]
-    system_prompt_options: dict[str, Any]
+    system_prompt_options: Any
 
 
 @dataclass(frozen=True)
@@ -319,10 +320,11 @@ class ExtensionRunner:
     async def emit_before_agent_start(
         self,
         trigger: dict[str, Any],
-        system_prompt_options: dict[str, Any],
-        render_system_prompt: Callable[[dict[str, Any]], str],
+        system_prompt_options: Any,
+        render_system_prompt: Callable[[Any], str],
     ) -> BeforeAgentStartOutcome:
-        options = dict(system_prompt_options)
+        # Handlers share one copy of the options: later handlers observe earlier handlers' edits, the base stays.
+        options = copy.deepcopy(system_prompt_options)
         ctx = self.create_context(get_system_prompt=lambda: render_system_prompt(options))
         messages: list[rs.CustomMessageInput] = []
         for snap in self._snapshot("before_agent_start"):
@@ -338,7 +340,7 @@ class ExtensionRunner:
                     if result.message is not None:
                         messages.append(result.message)
                     if result.system_prompt is not None:
-                        options["force_system_prompt"] = result.system_prompt
+                        _set_option(options, "force_system_prompt", result.system_prompt)
                 except Exception as error:
                     self._report(snap.ext, "before_agent_start", error)
         return BeforeAgentStartOutcome(tuple(messages), options)
@@ -580,6 +582,13 @@ def _user_bash_result(value: Any) -> rs.UserBashEventResult:
     if has_operations and not callable(getattr(candidate.operations, "exec", None)):
         raise InvalidHandlerResult(USER_BASH_INVALID)
     return candidate
+
+
+def _set_option(options: Any, name: str, value: Any) -> None:
+    if isinstance(options, dict):
+        options[name] = value
+    else:
+        setattr(options, name, value)
 
 
 def _same_messages(left: Sequence[Any], right: Sequence[Any]) -> bool:

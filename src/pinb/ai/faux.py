@@ -52,6 +52,7 @@ from pinb.ai.types import (
     Usage,
     UserMessage,
     now_ms,
+    replace_fields,
 )
 from pinb.errors import FauxScriptError
 
@@ -415,7 +416,7 @@ class FauxProvider:
                 resolved = AssistantMessage.model_validate({"role": "assistant", **resolved})
             elif not isinstance(resolved, AssistantMessage):
                 raise TypeError(f"a faux response factory returned {type(resolved).__name__}, not an AssistantMessage")
-        message = resolved.model_copy(update={"api": self.api, "provider": self.provider, "model": model.id})
+        message = replace_fields(resolved, api=self.api, provider=self.provider, model=model.id)
         return self._with_usage(message, context, options)
 
     def _error_message(self, text: str, model: Model) -> AssistantMessage:
@@ -452,7 +453,7 @@ class FauxProvider:
             cache_write=cache_write,
             total_tokens=input_tokens + output + cache_read + cache_write,
         )
-        return message.model_copy(update={"usage": usage})
+        return replace_fields(message, usage=usage)
 
     # streaming ---------------------------------------------------------------------------------------------------
 
@@ -472,7 +473,7 @@ class FauxProvider:
         await asyncio.sleep(math.ceil(js_length(chunk) / 4) / self.tokens_per_second)
 
     async def _stream_with_deltas(self, message: AssistantMessage, signal: AbortSignal | None) -> AsyncIterator[Any]:
-        partial = message.model_copy(update={"content": (), "stop_reason": "pending"})
+        partial = replace_fields(message, content=(), stop_reason="pending")
 
         def aborted() -> ErrorEvent:
             final = partial.model_copy(
@@ -491,7 +492,7 @@ class FauxProvider:
                 content.append(block)
             else:
                 content[index] = block
-            return partial.model_copy(update={"content": tuple(content)})
+            return replace_fields(partial, content=tuple(content))
 
         for index, block in enumerate(message.content):
             if signal is not None and signal.aborted:

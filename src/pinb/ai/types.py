@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.alias_generators import to_camel
@@ -25,6 +25,9 @@ class PiRecord(BaseModel):
     """Base of every pinb.ai record: frozen, no unknown fields, camelCase aliases."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, alias_generator=to_camel)
+
+
+PiRecordT = TypeVar("PiRecordT", bound=PiRecord)
 
 
 # --- content blocks -------------------------------------------------------------------------------------------
@@ -241,6 +244,22 @@ def parse_message(data: Any) -> Any:
 def to_json(value: BaseModel) -> dict[str, Any]:
     """A record as Pi's JSON: camelCase keys, undefined fields left out."""
     return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def replace_fields(record: PiRecordT, **update: Any) -> PiRecordT:
+    """A copy of ``record`` with some fields replaced, without validation (for trusted values only).
+
+    The hot-path twin of ``model_copy(update=...)``: the streaming loop copies the partial message on every delta.
+    """
+    cls = type(record)
+    new = cls.__new__(cls)
+    fields = dict(record.__dict__)
+    fields.update(update)
+    object.__setattr__(new, "__dict__", fields)
+    object.__setattr__(new, "__pydantic_fields_set__", record.__pydantic_fields_set__ | update.keys())
+    object.__setattr__(new, "__pydantic_extra__", None)
+    object.__setattr__(new, "__pydantic_private__", None)
+    return new
 
 
 def message_text(message: Any) -> str | None:

@@ -29,14 +29,14 @@ from pinb.ai.types import (
     UserMessage,
 )
 from pinb.app.js_compat import json_stringify
-from pinb.app.session_file import CompactionEntry, ContextEditEntry, SessionMessageEntry
-from pinb.app.session_messages import BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage
-from pinb.app.session_tree import (
+from pinb.app.session_context import (
     ProjectedEntry,
     SessionProjection,
     build_session_projection,
     session_entry_to_context_messages,
 )
+from pinb.app.session_file import CompactionEntry, ContextEditEntry, SessionMessageEntry
+from pinb.app.session_messages import BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage
 from pinb.errors import UsageError
 
 __all__ = [

@@ -14,7 +14,8 @@ Unlike Pi, which loads entries without validating them, pinb validates every ent
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+import uuid
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias
@@ -29,10 +30,11 @@ from pinb.ai.types import (
     ThinkingContent,
     ToolCall,
     Usage,
+    now_ms,
 )
 from pinb.app.js_compat import json_stringify
 from pinb.app.session_messages import SessionMessage
-from pinb.errors import SessionFileError
+from pinb.errors import SessionFileError, UsageError
 
 __all__ = [
     "CURRENT_SESSION_VERSION",
@@ -43,6 +45,7 @@ __all__ = [
     "ContextEditReplacement",
     "CustomEntry",
     "CustomMessageEntry",
+    "IdFactory",
     "LabelEntry",
     "ModelChangeEntry",
     "ParsedSession",
@@ -57,6 +60,9 @@ __all__ = [
     "iso_timestamp",
     "parse_iso_ms",
     "parse_session_jsonl",
+    "random_entry_id",
+    "sequential_ids",
+    "uuidv7",
     "write_session_jsonl",
 ]
 
@@ -296,6 +302,42 @@ def write_session_jsonl(header: SessionHeader, entries: Iterable[_Entry]) -> str
     return "".join(entry_line(item) + "\n" for item in (header, *entries))
 
 
+# --- ids ------------------------------------------------------------------------------------------------------
+
+IdFactory = Callable[[set[str]], str]
+
+
+def random_entry_id(existing: Container[str]) -> str:
+    """Pi's ``generateId``: the first 8 hex digits of a random UUID, retried on collision."""
+    for _ in range(100):
+        candidate = str(uuid.uuid4())[:8]
+        if candidate not in existing:
+            return candidate
+    return str(uuid.uuid4())
+
+
+def sequential_ids(start: int = 1) -> IdFactory:
+    """A deterministic id factory for tests and notebooks: ``00000001``, ``00000002``, ... (8 hex digits)."""
+    counter = iter(range(start, 2**32))
+
+    def make(existing: set[str]) -> str:
+        for number in counter:
+            candidate = f"{number:08x}"
+            if candidate not in existing:
+                return candidate
+        raise UsageError("sequential_ids ran out of 8-hex-digit ids")
+
+    return make
+
+
+def uuidv7(ms: int | None = None) -> str:
+    """A time-ordered UUIDv7 string, the form of Pi's session ids."""
+    timestamp = (now_ms() if ms is None else ms) & 0xFFFF_FFFF_FFFF
+    rand = uuid.uuid4().int
+    value = (timestamp << 80) | (0x7 << 76) | ((rand >> 64) & 0x0FFF) << 64 | (0b10 << 62) | (rand & (2**62 - 1))
+    return str(uuid.UUID(int=value))
+
+
 # --- reading ----------------------------------------------------------------------------------------------------
 
 
@@ -373,8 +415,6 @@ def _migrate(values: Sequence[dict[str, Any]], id_factory: Callable[[set[str]], 
     if version >= CURRENT_SESSION_VERSION:
         return False
     if version < 2:
-        from pinb.app.session_tree import random_entry_id  # the id rule lives with the tree
-
         make_id = id_factory or random_entry_id
         ids: set[str] = set()
         previous: str | None = None

@@ -1,1 +1,43 @@
-"""pinb.app."""
+"""pinb.app: the agent application, like pi-coding-agent (session, extensions, settlement, session tree, tools)."""
+
+from pinb.app.extensions import (
+    Extension,
+    ExtensionAPI,
+    ExtensionContext,
+    ExtensionErrorRecord,
+    ExtensionRunner,
+    load_extensions,
+)
+from pinb.app.session import (
+    AgentSession,
+    AgentSessionOptions,
+    AgentSettledEvent,
+    EntryAppendedEvent,
+    QueueUpdateEvent,
+    SessionAgentEndEvent,
+    create_agent_session,
+)
+from pinb.app.settlement import ContinuationRecord
+from pinb.app.ui import NO_OP_UI, ExtensionUI, NoOpUI, ScriptedUI, UICall
+
+__all__ = [
+    "NO_OP_UI",
+    "AgentSession",
+    "AgentSessionOptions",
+    "AgentSettledEvent",
+    "ContinuationRecord",
+    "EntryAppendedEvent",
+    "Extension",
+    "ExtensionAPI",
+    "ExtensionContext",
+    "ExtensionErrorRecord",
+    "ExtensionRunner",
+    "ExtensionUI",
+    "NoOpUI",
+    "QueueUpdateEvent",
+    "ScriptedUI",
+    "SessionAgentEndEvent",
+    "UICall",
+    "create_agent_session",
+    "load_extensions",
+]

@@ -74,6 +74,11 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "pi-16.dispatch.declared-result-type",
         "Use each event’s declared result type rather than assuming every return value has an effect.",
         "How events dispatch, rule 3",
+        backends=STANDIN,
+        notes=(
+            "scenario actions only return declared results, so an undeclared return value needs a handler "
+            "written in code: checked on the stand-in's extension API",
+        ),
     ),
     _C(
         "pi-16.dispatch.handlers-awaited",
@@ -190,6 +195,12 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "pi-16.events.session-shutdown",
         "session_shutdown reason, targetSessionFile? Release them, idempotently",
         "The events that change behaviour, table row session_shutdown",
+        backends=STANDIN,
+        notes=(
+            "real Pi emits session_shutdown from its runtime host (exit, reload, new session), not from "
+            "session.dispose(), which is all the scenario runner calls; checked through the stand-in's "
+            "shutdown path",
+        ),
     ),
     _C(
         "pi-16.events.input",

@@ -547,19 +547,6 @@ def judge_session_start(traces: dict[str, Trace]) -> Finding:
     return Finding(holds, f"session_start (reason {reason!r}) at {start}, first agent_start at {run}")
 
 
-def judge_session_shutdown(traces: dict[str, Trace]) -> Finding:
-    lines = tq.core(traces["lifecycle"])
-    stops = tq.indexes(lines, tq.is_("session_shutdown", "ext"))
-    settled = tq.index(lines, tq.is_("agent_settled"))
-    reason = lines[stops[0]].get("reason") if stops else None
-    holds = len(stops) == 1 and stops[0] > settled
-    return Finding(
-        holds,
-        f"session_shutdown fired {len(stops)} time(s) (reason {reason!r}) after the run settled; idempotent "
-        "release is the handler's duty and is not exercised",
-    )
-
-
 def _input(params: Params) -> dict[str, dict[str, Any]]:
     return {"transform": _notify_transform(params)["transform"]}
 
@@ -692,7 +679,6 @@ EXPERIMENTS: dict[str, Any] = {
     "pi-16.settle.turn-end-actionable": ScenarioExperiment(_turn_end, judge_turn_end_actionable),
     "pi-16.settle.wrong-correct": ScenarioExperiment(_settle, judge_wrong_correct),
     "pi-16.events.session-start": ScenarioExperiment(_lifecycle, judge_session_start),
-    "pi-16.events.session-shutdown": ScenarioExperiment(_lifecycle, judge_session_shutdown),
     "pi-16.events.input": ScenarioExperiment(_input, judge_input),
     "pi-16.events.before-agent-start": ScenarioExperiment(_inject, judge_before_agent_start, "sentence"),
     "pi-16.events.tool-call": ScenarioExperiment(_mutate, judge_tool_call_event, "mutate"),

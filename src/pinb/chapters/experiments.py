@@ -68,9 +68,9 @@ class Observation:
 
 
 def _registry() -> dict[str, Experiment]:
-    from pinb.chapters import exp01, exp16
+    from pinb.chapters import exp01, exp16, probes
 
-    return {**exp01.EXPERIMENTS, **exp16.EXPERIMENTS}
+    return {**exp01.EXPERIMENTS, **exp16.EXPERIMENTS, **probes.EXPERIMENTS}
 
 
 def experiment_for(claim_id: str) -> Experiment | None:

@@ -1,0 +1,622 @@
+"""Experiments no scenario can express, run on the stand-in's Python API: the session tree, compaction, the
+context ladder, agent-core hooks, provider swapping, project trust, declared result types.
+
+Each probe builds what it needs, observes what the stand-in does, and compares it with the chapter's sentence.
+These check pinb's model of Pi (which follows Pi 1.6.0's code); they say nothing about real Pi by themselves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pinb.chapters.experiments import Finding, Params, ProbeExperiment
+
+Shown = dict[str, Any]
+
+
+# --- helpers ----------------------------------------------------------------------------------------------------
+
+
+def _word_count_tool() -> Any:
+    from pinb.agent import AgentTool, AgentToolResult
+    from pinb.ai.types import TextContent
+
+    received: list[Any] = []
+
+    async def execute(tool_call_id: str, params: Any, signal: Any, on_update: Any) -> AgentToolResult:
+        received.append(dict(params))
+        n = len([w for w in str(params.get("text", "")).split() if w])
+        return AgentToolResult(content=(TextContent(text=str(n)),), details={"words": n})
+
+    tool = AgentTool(
+        name="word_count",
+        description="Count the words in a string.",
+        parameters={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+        execute=execute,
+    )
+    return tool, received
+
+
+def _faux(*responses: Any) -> Any:
+    from pinb.ai.faux import FauxProvider
+
+    provider = FauxProvider()
+    provider.set_responses(list(responses))
+    return provider
+
+
+def _count_script(text: str = "the quick brown fox", answer: str = "Four words.") -> list[Any]:
+    from pinb.ai.faux import faux_assistant_message, faux_text, faux_tool_call
+
+    return [
+        faux_assistant_message([faux_tool_call("word_count", {"text": text})], stop_reason="toolUse"),
+        faux_assistant_message([faux_text(answer)]),
+    ]
+
+
+def _request_prompt(request: Any) -> str:
+    from pinb.ai.transcript import get_current_system_prompt
+
+    return get_current_system_prompt(request.context.messages)
+
+
+def _messages(manager: Any) -> list[str]:
+    """Role and text of each message the manager's active branch gives the next request."""
+    from pinb.ai.types import message_text
+
+    return [
+        f"{m.role}:{getattr(m, 'summary', None) or message_text(m) or ''}"
+        for m in manager.build_session_context().messages
+    ]
+
+
+def _entries_json(manager: Any) -> list[dict[str, Any]]:
+    return [e.model_dump(mode="json", by_alias=True, exclude_none=True) for e in manager.get_entries()]
+
+
+def _tree(manager: Any) -> Any:
+    from pinb.ai.types import AssistantMessage, TextContent, UserMessage
+    from pinb.app.session_tree import SessionManager, sequential_ids
+
+    manager = manager or SessionManager(id_factory=sequential_ids(), clock=lambda: 1_000)
+
+    def say(role: str, text: str) -> str:
+        if role == "user":
+            return manager.append_message(UserMessage(content=text, timestamp=0))
+        return manager.append_message(AssistantMessage(content=(TextContent(text=text),), timestamp=0))
+
+    return manager, say
+
+
+def _edited_session() -> tuple[Any, dict[str, str]]:
+    """q1, a1, q2 then an edit of q2 (a new branch from a1): q2', a2'."""
+    manager, say = _tree(None)
+    ids = {"q1": say("user", "first question"), "a1": say("assistant", "first answer")}
+    ids["q2"] = say("user", "second question")
+    ids["a2"] = say("assistant", "second answer")
+    manager.branch(ids["a1"])
+    ids["q2e"] = say("user", "second question, edited")
+    ids["a2e"] = say("assistant", "answer to the edit")
+    return manager, ids
+
+
+# --- chapter 01: the session tree -------------------------------------------------------------------------------
+
+
+async def tree_entries(params: Params) -> tuple[Finding, Shown]:
+    manager, ids = _edited_session()
+    entries = manager.get_entries()
+    by_id = {e.id: e for e in entries}
+    parents_known = all(e.parent_id is None or e.parent_id in by_id for e in entries)
+    unique = len(by_id) == len(entries)
+    roots = [e.id for e in entries if e.parent_id is None]
+    holds = parents_known and unique and len(roots) == 1 and by_id[ids["q2e"]].parent_id == ids["a1"]
+    return Finding(
+        holds,
+        f"{len(entries)} entries, ids unique: {unique}, every parent id names an entry: {parents_known}, one root; "
+        f"the edited question's parent is the first answer: {by_id[ids['q2e']].parent_id == ids['a1']}",
+    ), {"entries": _entries_json(manager), "leaf": manager.get_leaf_id()}
+
+
+async def tree_active_branch(params: Params) -> tuple[Finding, Shown]:
+    manager, ids = _edited_session()
+    branch_ids = [e.id for e in manager.get_branch()]
+    history = _messages(manager)
+    expected = ["user:first question", "assistant:first answer", "user:second question, edited"]
+    expected.append("assistant:answer to the edit")
+    message_ids = [e.id for e in manager.get_branch() if e.type == "message"]
+    holds = history == expected and message_ids == [ids[k] for k in ("q1", "a1", "q2e", "a2e")]
+    holds = holds and ids["q2"] not in branch_ids
+    return Finding(holds, f"next request's history: {history}"), {
+        "entries": _entries_json(manager),
+        "leaf": manager.get_leaf_id(),
+    }
+
+
+async def tree_branches_survive(params: Params) -> tuple[Finding, Shown]:
+    from pinb.app.session_tree import SessionManager
+
+    manager, ids = _edited_session()
+    text = manager.to_jsonl() if hasattr(manager, "to_jsonl") else None
+    reloaded = SessionManager.from_jsonl(text) if text is not None else None
+    kept = reloaded is not None and all(reloaded.get_entry(ids[k]) is not None for k in ("q2", "a2"))
+    leaves = [e.id for e in manager.get_entries() if not manager.get_children(e.id)]
+    holds = kept and len(leaves) == 2
+    return Finding(
+        holds,
+        f"after the edit the file holds {len(manager.get_entries())} entries and {len(leaves)} branch tips; the "
+        f"abandoned question and answer survive a write and re-read: {kept}",
+    ), {"entries": _entries_json(manager), "leaf": manager.get_leaf_id()}
+
+
+async def tree_walk_versus_branch(params: Params) -> tuple[Finding, Shown]:
+    manager, ids = _edited_session()
+    walk = [e.id for e in manager.get_entries()]
+    branch = [e.id for e in manager.get_branch()]
+    edited = ids["q2e"]
+    earlier_walk = walk[: walk.index(edited)]
+    earlier_branch = branch[: branch.index(edited)]
+    holds = earlier_walk != earlier_branch and ids["q2"] in earlier_walk and ids["q2"] not in earlier_branch
+    return Finding(
+        holds,
+        f"entries 'earlier' than the edited question: walking the tree {len(earlier_walk)} (includes the abandoned "
+        f"question: {ids['q2'] in earlier_walk}), reading the branch {len(earlier_branch)}",
+    ), {"entries": _entries_json(manager), "leaf": manager.get_leaf_id()}
+
+
+async def compaction(params: Params) -> tuple[Finding, Shown]:
+    manager, say = _tree(None)
+    ids = [say("user", "q1"), say("assistant", "a1"), say("user", "q2"), say("assistant", "a2")]
+    before = _messages(manager)
+    summary = str(params.get("compaction_summary", "The user asked two questions."))
+    manager.append_compaction(summary, ids[2], tokens_before=1000)
+    say("user", "q3")
+    after = _messages(manager)
+    still_there = all(manager.get_entry(i) is not None for i in ids)
+    replaced = "user:q1" not in after and "assistant:a1" not in after and any(summary in m for m in after)
+    kept = "user:q2" in after and "user:q3" in after
+    shown = {"entries": _entries_json(manager), "leaf": manager.get_leaf_id(), "before": before, "after": after}
+    return Finding(
+        replaced and kept and still_there,
+        f"history before: {before}; after compacting (keeping from q2): {after}; original entries still in the "
+        f"tree: {still_there}",
+    ), shown
+
+
+# --- chapter 01: the context ladder (request assembly) ----------------------------------------------------------
+
+
+def _prompt(files: dict[str, str], cwd: str = "/project/app", trusted: bool = True) -> tuple[str, Any]:
+    from pinb.app.resources import VirtualFS, Workspace, load_resources
+    from pinb.app.system_prompt import build_system_prompt, options_from_resources
+
+    workspace = Workspace(fs=VirtualFS(files), cwd=cwd, trusted=trusted)
+    resources = load_resources(workspace)
+    return build_system_prompt(options_from_resources(resources, cwd)), resources
+
+
+BASE_FILES = {"/project/AGENTS.md": "Root rule: run the tests.", "/project/app/AGENTS.md": "App rule: use tabs."}
+SKILL = (
+    "---\nname: release-notes\ndescription: Write release notes from the changelog.\n---\n"
+    "SKILL BODY: read CHANGELOG.md, group by type, never invent entries."
+)
+
+
+async def context_ladder(params: Params) -> Shown:
+    """The system prompt with each rung added in turn; each claim's probe reads the part it is about."""
+    base, _ = _prompt({})
+    with_context, resources = _prompt(BASE_FILES)
+    appended, _ = _prompt({**BASE_FILES, "/project/app/.pi/APPEND_SYSTEM.md": "APPENDED: be brief."})
+    replaced, _ = _prompt({**BASE_FILES, "/project/app/.pi/SYSTEM.md": "REPLACEMENT PROMPT."})
+    skills, _ = _prompt({**BASE_FILES, "/project/app/.pi/skills/release-notes/SKILL.md": SKILL})
+    shown = {
+        "base": base,
+        "with_context": with_context,
+        "appended": appended,
+        "replaced": replaced,
+        "skills": skills,
+        "context_files": [f.path for f in resources.context_files],
+    }
+    return shown
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
+async def context_base_and_files(params: Params) -> tuple[Finding, Shown]:
+    shown = await context_ladder(params)
+    base_head = _first_line(shown["base"])
+    holds = shown["with_context"].startswith(base_head) and "Root rule" in shown["with_context"]
+    holds = holds and "App rule" in shown["with_context"] and "Root rule" not in shown["base"]
+    return Finding(
+        holds, f"base starts {base_head[:60]!r}; with AGENTS.md files it keeps that and adds both rules"
+    ), shown
+
+
+async def context_agents_by_directory(params: Params) -> tuple[Finding, Shown]:
+    shown = await context_ladder(params)
+    prompt = shown["with_context"]
+    order_ok = 0 <= prompt.find("Root rule") < prompt.find("App rule")
+    outside, _ = _prompt({**BASE_FILES, "/elsewhere/AGENTS.md": "Elsewhere rule."})
+    holds = shown["context_files"] == ["/project/AGENTS.md", "/project/app/AGENTS.md"] and order_ok
+    holds = holds and "Elsewhere rule" not in outside
+    return Finding(
+        holds,
+        f"context files found from the working directory up: {shown['context_files']}; root before app: "
+        f"{order_ok}; a file outside the directory chain ignored: {'Elsewhere rule' not in outside}",
+    ), shown
+
+
+async def context_append(params: Params) -> tuple[Finding, Shown]:
+    shown = await context_ladder(params)
+    holds = shown["appended"].startswith(shown["with_context"].split("\n")[0]) and "APPENDED" in shown["appended"]
+    holds = holds and "Root rule" in shown["appended"]
+    return Finding(holds, "APPEND_SYSTEM.md adds its text and keeps the base instructions and context files"), shown
+
+
+async def context_system_md(params: Params) -> tuple[Finding, Shown]:
+    shown = await context_ladder(params)
+    base_head = _first_line(shown["base"])
+    replaced = shown["replaced"]
+    holds = "REPLACEMENT PROMPT." in replaced and base_head not in replaced
+    return Finding(
+        holds,
+        f"with SYSTEM.md the prompt starts {_first_line(replaced)[:60]!r}; base first line still present: "
+        f"{base_head in replaced}; context files kept: {'Root rule' in replaced}",
+    ), shown
+
+
+async def context_skills(params: Params) -> tuple[Finding, Shown]:
+    shown = await context_ladder(params)
+    prompt = shown["skills"]
+    holds = "Write release notes from the changelog." in prompt and "SKILL BODY" not in prompt
+    return Finding(
+        holds,
+        f"skill description in the prompt: {'Write release notes' in prompt}; skill instructions in the prompt: "
+        f"{'SKILL BODY' in prompt} (they enter only when the skill file is read)",
+    ), shown
+
+
+async def context_table_system_prompt(params: Params) -> tuple[Finding, Shown]:
+    parts = [await context_base_and_files(params), await context_append(params), await context_system_md(params)]
+    handler = await before_agent_start_text(params)
+    holds = all(p[0].holds for p in parts) and handler[0].holds
+    return Finding(holds, "AGENTS.md, APPEND_SYSTEM.md, SYSTEM.md and a before_agent_start handler each changed it"), {}
+
+
+# --- sessions and extensions ------------------------------------------------------------------------------------
+
+
+async def _session(provider: Any, extensions: list[Any] | None = None, tools: list[Any] | None = None) -> Any:
+    from pinb.app.session import create_agent_session
+
+    return await create_agent_session(stream_fn=provider.stream, extensions=extensions or [], tools=tools or [])
+
+
+async def before_agent_start_text(params: Params) -> tuple[Finding, Shown]:
+    from pinb.ai.faux import faux_assistant_message, faux_text
+    from pinb.app.extensions.results import BeforeAgentStartEventResult
+
+    calls = {"n": 0}
+
+    def extension(pi: Any) -> None:
+        async def on_start(event: Any, ctx: Any) -> Any:
+            calls["n"] += 1
+            if calls["n"] == 1:
+                return BeforeAgentStartEventResult(system_prompt=event.system_prompt + "\nONE-OFF ADDITION")
+            return None
+
+        pi.on("before_agent_start", on_start)
+
+    provider = _faux(faux_assistant_message([faux_text("one")]), faux_assistant_message([faux_text("two")]))
+    session = await _session(provider, [("appender", extension)])
+    await session.prompt("first")
+    await session.prompt("second")
+    prompts = [_request_prompt(r) for r in provider.requests]
+    session.dispose()
+    holds = len(prompts) == 2 and "ONE-OFF ADDITION" in prompts[0] and "ONE-OFF ADDITION" not in prompts[1]
+    holds = holds and prompts[0].startswith(prompts[1])
+    return Finding(
+        holds,
+        f"request 1 prompt ends {prompts[0][-40:]!r}; request 2 prompt (builder's own) ends "
+        f"{prompts[1][-40:] if len(prompts) > 1 else None!r}",
+    ), {"prompts": prompts}
+
+
+async def request_assembled(params: Params) -> tuple[Finding, Shown]:
+    from pinb.ai.transcript import get_current_tools
+
+    def make_tool(name: str) -> Any:
+        from pinb.agent import AgentTool, AgentToolResult
+
+        return AgentTool(
+            name=name, parameters={"type": "object", "properties": {}}, execute=lambda *a: AgentToolResult()
+        )
+
+    async def one(tools: list[str]) -> Any:
+        from pinb.ai.faux import faux_assistant_message, faux_text
+
+        provider = _faux(faux_assistant_message([faux_text("ok")]))
+        session = await _session(provider, tools=[make_tool(n) for n in tools])
+        await session.prompt("same words")
+        session.dispose()
+        request = provider.requests[0]
+        return (
+            _request_prompt(request),
+            [getattr(m, "role", "?") for m in request.context.messages],
+            [t.name for t in get_current_tools(request.context.messages)],
+        )
+
+    a, b, c = await one(["read"]), await one(["read"]), await one(["read", "grep"])
+    holds = a == b and a[1] == c[1] and a[2] != c[2]
+    return Finding(
+        holds,
+        f"same parts → same request: {a == b}; adding a tool changed the tools {a[2]} → {c[2]}, the messages "
+        f"unchanged: {a[1] == c[1]}, the system prompt unchanged: {a[0] == c[0]}",
+    ), {}
+
+
+async def table_tools(params: Params) -> tuple[Finding, Shown]:
+    from pinb.agent import AgentToolResult
+    from pinb.ai.faux import faux_assistant_message, faux_text
+    from pinb.ai.transcript import get_current_tools
+
+    def extension(pi: Any) -> None:
+        pi.register_tool(
+            name="lookup",
+            description="Look something up.",
+            parameters={"type": "object", "properties": {}},
+            execute=lambda *a: AgentToolResult(),
+        )
+
+    provider = _faux(*(faux_assistant_message([faux_text(t)]) for t in ("one", "two")))
+    session = await _session(provider, [("registrar", extension)])
+    await session.prompt("first")
+    session.set_active_tools_by_name([])
+    await session.prompt("second")
+    session.dispose()
+    tools = [[t.name for t in get_current_tools(r.context.messages)] for r in provider.requests]
+    holds = len(tools) == 2 and "lookup" in tools[0] and "lookup" not in tools[1]
+    return Finding(holds, f"tools per request: registered → {tools[0]}; after set_active_tools([]) → {tools[1:]}"), {}
+
+
+async def table_active_branch(params: Params) -> tuple[Finding, Shown]:
+    from pinb.ai.faux import faux_assistant_message, faux_text
+    from pinb.ai.types import message_text
+    from pinb.app.extensions.results import ContextEventResult
+
+    def extension(pi: Any) -> None:
+        async def on_context(event: Any, ctx: Any) -> Any:
+            return ContextEventResult(messages=[m for m in event.messages if message_text(m) != "forget this"])
+
+        pi.on("context", on_context)
+
+    provider = _faux(*(faux_assistant_message([faux_text(t)]) for t in ("one", "two")))
+    session = await _session(provider, [("pruner", extension)])
+    await session.prompt("forget this")
+    await session.prompt("keep this")
+    session.dispose()
+    texts = [message_text(m) for m in provider.requests[-1].context.messages if getattr(m, "role", "") == "user"]
+    branch = [message_text(e.message) for e in session.session_manager.get_branch() if e.type == "message"]
+    holds = "forget this" not in texts and "keep this" in texts and "forget this" in branch
+    return Finding(
+        holds,
+        f"a context handler removed a message from the request ({texts}) while the branch keeps it ({branch})",
+    ), {}
+
+
+async def declared_result_type(params: Params) -> tuple[Finding, Shown]:
+    from pinb.ai.faux import faux_assistant_message, faux_text
+
+    errors: list[Any] = []
+
+    def extension(pi: Any) -> None:
+        pi.on("turn_start", lambda event, ctx: {"block": True, "reason": "turn_start has no result"})
+        pi.on("agent_start", lambda event, ctx: {"continue": True})
+
+    provider = _faux(faux_assistant_message([faux_text("done")]), faux_assistant_message([faux_text("again?")]))
+    from pinb.app.session import create_agent_session
+
+    session = await create_agent_session(
+        stream_fn=provider.stream, extensions=[("returner", extension)], on_error=errors.append
+    )
+    await session.prompt("go")
+    session.dispose()
+    holds = len(provider.requests) == 1
+    return Finding(
+        holds,
+        f"handlers returned values on notify-only events (turn_start, agent_start); requests made: "
+        f"{len(provider.requests)}; errors reported: {len(errors)}",
+    ), {}
+
+
+async def unconditional_loop(params: Params) -> tuple[Finding, Shown]:
+    """A handler that continues every time; the probe itself stops it after `loop_limit` boundaries."""
+    from pinb.ai.faux import faux_assistant_message, faux_text
+
+    cap = int(params.get("loop_limit", 6))
+    asked = {"n": 0}
+
+    def extension(pi: Any) -> None:
+        def always(event: Any, ctx: Any) -> Any:
+            asked["n"] += 1
+            if asked["n"] > cap:  # the probe's safety stop, not the handler's condition
+                return None
+            draft = {"type": "custom_message", "customType": "again", "content": "Once more.", "display": False}
+            return {"entries": [*event.entries, draft], "continue": True}
+
+        pi.on("agent_before_settle", always)
+
+    provider = _faux(*(faux_assistant_message([faux_text(f"reply {i}")]) for i in range(cap + 2)))
+    session = await _session(provider, [("looper", extension)])
+    await session.prompt("go")
+    session.dispose()
+    requests = len(provider.requests)
+    holds = asked["n"] == cap + 1 and requests == cap + 1
+    return Finding(
+        holds,
+        f"a handler that appends an entry and answers continue: true every time was asked {asked['n']} times and "
+        f"the run made {requests} requests; nothing but the probe's own stop after {cap} continuations ended it",
+    ), {}
+
+
+async def project_trust(params: Params) -> tuple[Finding, Shown]:
+    from pinb.ai.faux import faux_assistant_message, faux_text
+    from pinb.app.extensions.events import ProjectTrustEvent
+    from pinb.app.extensions.results import ProjectTrustEventResult
+
+    seen: list[str] = []
+
+    def answering(name: str, answer: str) -> Any:
+        def extension(pi: Any) -> None:
+            def on_trust(event: Any, ctx: Any) -> Any:
+                seen.append(name)
+                return ProjectTrustEventResult(trusted=answer)
+
+            pi.on("project_trust", on_trust)
+
+        return (name, extension)
+
+    provider = _faux(faux_assistant_message([faux_text("ok")]))
+    extensions = [answering("a", "undecided"), answering("b", "yes"), answering("c", "no")]
+    session = await _session(provider, extensions)
+    outcome = await session.extension_runner.emit_project_trust(ProjectTrustEvent(cwd="/project"))
+    session.dispose()
+    decided = getattr(getattr(outcome, "result", None), "trusted", None)
+    holds = decided == "yes" and seen == ["a", "b"]
+    return Finding(holds, f"handlers asked: {seen}; decision: {decided!r}"), {}
+
+
+async def session_shutdown(params: Params) -> tuple[Finding, Shown]:
+    from pinb.ai.faux import faux_assistant_message, faux_text
+
+    reasons: list[str] = []
+
+    def extension(pi: Any) -> None:
+        pi.on("session_shutdown", lambda event, ctx: reasons.append(event.reason))
+
+    provider = _faux(faux_assistant_message([faux_text("ok")]))
+    session = await _session(provider, [("releaser", extension)])
+    await session.prompt("hi")
+    await session.shutdown("quit")
+    holds = reasons == ["quit"]
+    return Finding(
+        holds, f"session_shutdown reached the handler with reasons {reasons} (the host's exit path, as in Pi)"
+    ), {}
+
+
+# --- chapter 01: agent-core seams and the provider argument -----------------------------------------------------
+
+
+async def prepare_request_throw(params: Params) -> tuple[Finding, Shown]:
+    from pinb.agent import Agent
+
+    async def run(throw: bool) -> tuple[int, list[str]]:
+        provider = _faux(*_count_script())
+        tool, _ = _word_count_tool()
+
+        def prepare(ctx: Any, signal: Any = None) -> Any:
+            if throw:
+                raise RuntimeError("policy says no")
+            return None
+
+        agent = Agent(
+            initial_state={"system_prompt": "You count words.", "model": provider.get_model(), "tools": [tool]},
+            stream_fn=provider.stream,
+            prepare_request=prepare,
+        )
+        stops: list[str] = []
+        agent.subscribe(
+            lambda e, s: (
+                stops.append(f"{e.message.stop_reason}")
+                if e.type == "message_end" and e.message.role == "assistant"
+                else None
+            )
+        )
+        await agent.prompt("How many words?")
+        return len(provider.requests), stops
+
+    plain, thrown = await run(False), await run(True)
+    holds = plain[0] == 2 and thrown[0] == 0
+    return Finding(
+        holds,
+        f"without the throw: {plain[0]} provider requests; with prepare_request throwing: {thrown[0]} requests, "
+        f"assistant stop reasons {thrown[1]}",
+    ), {}
+
+
+async def before_tool_call_mutation(params: Params) -> tuple[Finding, Shown]:
+    from pinb.agent import Agent
+
+    provider = _faux(*_count_script("two words"))
+    tool, received = _word_count_tool()
+
+    def before(ctx: Any, signal: Any = None) -> None:
+        ctx.args["text"] = "one two three four five"
+
+    agent = Agent(
+        initial_state={"system_prompt": "", "model": provider.get_model(), "tools": [tool]},
+        stream_fn=provider.stream,
+        before_tool_call=before,
+    )
+    await agent.prompt("count")
+    holds = received == [{"text": "one two three four five"}]
+    return Finding(holds, f"the model asked for {{'text': 'two words'}}; the tool received {received}"), {}
+
+
+async def provider_is_one_argument(params: Params) -> tuple[Finding, Shown]:
+    from pinb.agent import Agent
+
+    async def run(answer: str) -> tuple[list[str], int]:
+        provider = _faux(*_count_script(answer=answer))
+        tool, received = _word_count_tool()
+        agent = Agent(
+            initial_state={"system_prompt": "You count words.", "model": provider.get_model(), "tools": [tool]},
+            stream_fn=provider.stream,
+        )
+        texts: list[str] = []
+        agent.subscribe(
+            lambda e, s: (
+                texts.append(e.message.content[0].text)
+                if e.type == "message_end"
+                and e.message.role == "assistant"
+                and e.message.content
+                and getattr(e.message.content[0], "type", "") == "text"
+                else None
+            )
+        )
+        await agent.prompt("How many words in 'the quick brown fox'?")
+        return texts, len(received)
+
+    first, second = await run("Four words."), await run("Vier Wörter.")
+    holds = first == (["Four words."], 1) and second == (["Vier Wörter."], 1)
+    return Finding(holds, f"provider A → {first[0]}, provider B → {second[0]}; the same tool ran once in each"), {}
+
+
+EXPERIMENTS: dict[str, ProbeExperiment] = {
+    "pi-01.tree.entries-id-parent": ProbeExperiment(tree_entries),
+    "pi-01.tree.active-branch-supplies-history": ProbeExperiment(tree_active_branch),
+    "pi-01.tree.branches-survive-edits": ProbeExperiment(tree_branches_survive),
+    "pi-01.tree.walk-versus-branch": ProbeExperiment(tree_walk_versus_branch),
+    "pi-01.compaction.replaces-in-later-requests": ProbeExperiment(compaction),
+    "pi-01.compaction.entries-stay": ProbeExperiment(compaction),
+    "pi-01.context.base-and-context-files": ProbeExperiment(context_base_and_files),
+    "pi-01.context.agents-md-by-directory": ProbeExperiment(context_agents_by_directory),
+    "pi-01.context.append-system-additive": ProbeExperiment(context_append),
+    "pi-01.context.system-md-replaces": ProbeExperiment(context_system_md),
+    "pi-01.context.skill-descriptions-always": ProbeExperiment(context_skills),
+    "pi-01.context.skill-instructions-on-demand": ProbeExperiment(context_skills),
+    "pi-01.inputs.table-system-prompt": ProbeExperiment(context_table_system_prompt),
+    "pi-01.inputs.table-active-branch": ProbeExperiment(table_active_branch),
+    "pi-01.inputs.table-tools": ProbeExperiment(table_tools),
+    "pi-01.loop.request-assembled": ProbeExperiment(request_assembled),
+    "pi-01.seam.before-agent-start-text-not-builder": ProbeExperiment(before_agent_start_text),
+    "pi-01.seam.prepare-request-throw-stops": ProbeExperiment(prepare_request_throw),
+    "pi-01.seam.before-tool-call-mutation": ProbeExperiment(before_tool_call_mutation),
+    "pi-01.example.provider-is-one-argument": ProbeExperiment(provider_is_one_argument),
+    "pi-16.dispatch.declared-result-type": ProbeExperiment(declared_result_type),
+    "pi-16.settle.unconditional-can-loop": ProbeExperiment(unconditional_loop),
+    "pi-16.events.project-trust": ProbeExperiment(project_trust),
+    "pi-16.events.session-shutdown": ProbeExperiment(session_shutdown),
+}

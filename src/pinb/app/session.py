@@ -104,6 +104,16 @@ class AgentSettledEvent(PiRecord):
     aborted: bool
 
 
+class _Deferred:
+    """An awaitable that creates its coroutine only when awaited (so not awaiting it is harmless)."""
+
+    def __init__(self, factory: Callable[[], Awaitable[None]]) -> None:
+        self._factory = factory
+
+    def __await__(self) -> Any:
+        return self._factory().__await__()
+
+
 def _replace_message_in_place(target: Any, replacement: Any) -> None:
     # Pi mutates the finalised message object so the Agent's state, later turn/agent events and persistence all see
     # the replacement. pinb's messages are frozen models; same role means same class, so rewrite its fields.
@@ -689,14 +699,18 @@ class AgentSession(SettlementMixin):
 
     # --- abort, idle, dispose -----------------------------------------------------------------------------------
 
-    async def abort(self) -> None:
-        """Abort the current run and wait until the session is idle (settled, with ``aborted`` true)."""
+    def abort(self) -> Awaitable[None]:
+        """Abort the current run; await the result to wait until the session is idle (settled, ``aborted`` true).
+
+        As in Pi, the abort itself happens at the call, even when nobody awaits it: a listener that calls
+        ``session.abort()`` without awaiting stops the very next step of the run.
+        """
         if self._is_agent_run_active:
             self._agent_run_abort_requested = True
         if self._is_before_settle:
             self._abort_during_before_settle = True
         self.agent.abort()
-        await self.wait_for_idle()
+        return _Deferred(self.wait_for_idle)
 
     async def wait_for_idle(self) -> None:
         if self.is_idle:

@@ -16,6 +16,8 @@ from pinb.kit.store import StoredRun
 
 from .sample_registry import chapters
 
+#: `PINB_REGISTRY` value naming the kit's sample chapters, importable in this test process.
+REGISTRY = f"{chapters.__module__}:chapters"
 HERE = Path(__file__).resolve().parent
 NOTEBOOKS = HERE / "notebooks"
 

@@ -151,11 +151,13 @@ def _experiment_row(chapter: ChapterLike, status: ClaimStatus, runs: dict[str, S
         return ExperimentRow(
             claim_id=claim.id, method=method, result=status.status, reason=status.reason, run_id=status.run_id
         )
-    reason = status.reason or "no completed run on current inputs"
-    if status.status == "STALE":
-        reason = f"no completed run on current inputs ({reason})"
-    elif status.status == "ERROR":
-        reason = f"no completed run on current inputs: {reason}"
+    if run is not None:  # the latest current run did not complete; what it saw is in the claim audit
+        record = run.record
+        reason = f"no completed run on current inputs: run {record.run_id} {record.status} ({record.failure})"
+    elif status.status == "STALE":
+        reason = f"no completed run on current inputs ({status.reason})"
+    else:
+        reason = status.reason or "no completed run on current inputs"
     return ExperimentRow(claim_id=claim.id, method=method, result="UNRUN", reason=reason, run_id=None)
 
 

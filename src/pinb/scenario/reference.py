@@ -136,8 +136,9 @@ def _run_npm(args: list[str], cwd: Path, what: str) -> None:
 def _first_error_line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     for line in lines:
-        if "ERR!" in line and not line.endswith("ERR!"):
-            return re.sub(r"^npm (error|ERR!)\s*", "", line)
+        match = re.match(r"^npm (?:error|ERR!)\s+(\S.*)$", line)
+        if match:
+            return match[1]
     return lines[-1] if lines else "no output"
 
 

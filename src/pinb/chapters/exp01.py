@@ -40,7 +40,7 @@ def judge_message_added(traces: dict[str, Trace]) -> Finding:
 
 
 def _word_count_app(params: Params) -> dict[str, dict[str, Any]]:
-    return {"word-count-app": sc.word_count("app", str(params.get("sentence", "the quick brown fox")))}
+    return {"word-count-app": sc.word_count("app")}
 
 
 def judge_four_inputs(traces: dict[str, Trace]) -> Finding:
@@ -61,7 +61,7 @@ def judge_four_inputs(traces: dict[str, Trace]) -> Finding:
 
 
 def _word_count_agent(params: Params) -> dict[str, dict[str, Any]]:
-    return {"word-count": sc.word_count("agent", str(params.get("sentence", "the quick brown fox")))}
+    return {"word-count": sc.word_count("agent")}
 
 
 def _text_and_call(params: Params) -> dict[str, dict[str, Any]]:
@@ -230,11 +230,12 @@ def _inputs_table(traces: dict[str, Trace]) -> dict[str, tuple[list[Any], list[s
     }
 
 
-def judge_branch_injection(traces: dict[str, Trace]) -> Finding:
+def judge_branch_injection(traces: dict[str, Trace], params: Params) -> Finding:
+    sentence = str(params.get("injected_sentence", INJECTED))
     table = _inputs_table(traces)
     (base_m, base_t), (sent_m, sent_t) = table["base"], table["sentence"]
     added = [m for m in sent_m if m not in base_m]
-    holds = len(sent_m) == len(base_m) + 1 and any(INJECTED in str(m.get("text", "")) for m in added)
+    holds = len(sent_m) == len(base_m) + 1 and any(sentence in str(m.get("text", "")) for m in added)
     holds = holds and sent_t == base_t
     return Finding(
         holds,
@@ -309,10 +310,10 @@ def judge_agent_end_not_the_end(traces: dict[str, Trace]) -> Finding:
     return Finding(holds, f"boundaries and requests in order: {seq}")
 
 
-def judge_before_settle_actionable(traces: dict[str, Trace]) -> Finding:
+def judge_before_settle_actionable(traces: dict[str, Trace], params: Params) -> Finding:
     trace = traces["settle-continue"]
     requests = tq.requests(trace)
-    entry_seen = len(requests) >= 2 and tq.mentions(requests[1], "Check the plan.")
+    entry_seen = len(requests) >= 2 and tq.mentions(requests[1], str(params.get("settle_entry", "Check the plan.")))
     seq = _settle_sequence(trace)
     holds = "agent_before_settle+continue" in seq and entry_seen and len(requests) == 2
     return Finding(

@@ -20,7 +20,7 @@ BASH_OUTPUT = "pushed"
 
 
 def _guard(params: Params) -> dict[str, dict[str, Any]]:
-    command = str(params.get("guard_command", "git push --force origin main"))
+    command = "git push --force origin main"  # the book's command; the guard tester takes the reader's
     out: dict[str, dict[str, Any]] = {}
     for name, ui in (
         ("no-ui", {"has_ui": False, "confirm": False}),
@@ -448,7 +448,7 @@ def judge_sequence_diagram(traces: dict[str, Trace]) -> Finding:
 
 
 def _settle(params: Params) -> dict[str, dict[str, Any]]:
-    return {"settle-continue": sc.settle_continue()}
+    return exp01._settle(params)
 
 
 def judge_continuation_branch(traces: dict[str, Trace]) -> Finding:
@@ -564,8 +564,8 @@ def _inject(params: Params) -> dict[str, dict[str, Any]]:
     return {"sentence": exp01._inputs(params)["sentence"], "base": exp01._inputs(params)["base"]}
 
 
-def judge_before_agent_start(traces: dict[str, Trace]) -> Finding:
-    finding = exp01.judge_branch_injection(traces)
+def judge_before_agent_start(traces: dict[str, Trace], params: Params) -> Finding:
+    finding = exp01.judge_branch_injection(traces, params)
     return Finding(
         finding.holds, "inject a message: " + finding.evidence, "replacing the system prompt: stand-in probe"
     )

@@ -8,9 +8,11 @@ check, records each outcome through `pinb.kit.claims`, and keeps the traces for 
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pinb.chapters import views
@@ -36,7 +38,8 @@ class ScenarioExperiment:
     """Scenarios built from the notebook's knobs, and a judge over their traces (keyed like the scenarios)."""
 
     scenarios: Callable[[Params], dict[str, dict[str, Any]]]
-    judge: Callable[[dict[str, Trace]], Finding]
+    judge: Callable[..., Finding]
+    """`judge(traces)` or `judge(traces, params)` when the expectation depends on a knob."""
     picture: str | None = None
     """Which scenario's trace the notebook draws (default: the first)."""
 
@@ -104,6 +107,7 @@ class ChapterRun:
         backend: str = "standin",
         pi_version: str | None = "1.6.0",
         knobs: Params | None = None,
+        artifacts_dir: str | None = None,
     ) -> None:
         from pinb.kit.claims import use_backend
 
@@ -115,13 +119,22 @@ class ChapterRun:
         self.knobs: dict[str, Any] = dict(knobs or {})
         self.observations: dict[str, Observation] = {}
         self._cache: dict[str, Trace] = {}
+        #: Where each scenario's trace is written as `<scenario id>.jsonl` (the run record's artifacts), if set.
+        self.artifacts_dir = Path(artifacts_dir) if artifacts_dir else None
 
     async def run(self, scenario: Mapping[str, Any]) -> Trace:
         """Run one scenario on this notebook's backend (cached by content)."""
         key = json.dumps(scenario, sort_keys=True)
         if key not in self._cache:
             self._cache[key] = await run_scenario(scenario, self.backend, self.pi_version)
+            if self.artifacts_dir is not None:
+                self._save(str(scenario.get("id", "scenario")), self._cache[key])
         return self._cache[key]
+
+    def _save(self, scenario_id: str, trace: Trace) -> None:
+        self.artifacts_dir.mkdir(parents=True, exist_ok=True)  # type: ignore[union-attr]
+        text = "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in trace)
+        (self.artifacts_dir / f"{scenario_id}.jsonl").write_text(text, encoding="utf-8")  # type: ignore[operator]
 
     async def check(self, claim_id: str, show: bool = True) -> Observation:
         """Run the claim's experiment and record its outcome; or say why it stays UNRUN on this backend."""
@@ -141,7 +154,7 @@ class ChapterRun:
             if isinstance(experiment, ScenarioExperiment):
                 for name, scenario in experiment.scenarios(self.knobs).items():
                     observation.traces[name] = await self.run(scenario)
-                finding = experiment.judge(observation.traces)
+                finding = judge(experiment, observation.traces, self.knobs)
             else:
                 finding, observation.shown = await experiment.probe(self.knobs)
             observation.finding = finding
@@ -195,6 +208,13 @@ class ChapterRun:
             "<table border='1' cellpadding='3' style='border-collapse:collapse'><tr><th>claim</th><th>kind</th>"
             f"<th>status</th><th>observed / why unrun</th></tr>{body}</table>"
         )
+
+
+def judge(experiment: ScenarioExperiment, traces: dict[str, Trace], params: Params) -> Finding:
+    """Call the experiment's judge with the knobs when it takes them."""
+    if len(inspect.signature(experiment.judge).parameters) >= 2:
+        return experiment.judge(traces, params)
+    return experiment.judge(traces)
 
 
 def _show_timeline(trace: Trace) -> None:

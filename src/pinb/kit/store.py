@@ -101,6 +101,15 @@ class RunStore:
             raise KitError(str(exc)) from None
         return self.root / chapter
 
+    def ensure_writable(self) -> None:
+        """Raise `KitError` now, before any work, if runs cannot be written here."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise KitError(f"cannot write the run store {self.root}: {exc.strerror or exc}") from None
+        if not self.root.is_dir() or not os.access(self.root, os.W_OK):
+            raise KitError(f"cannot write the run store {self.root}: not a writable folder")
+
     def begin(self, chapter: str) -> PendingRun:
         """Reserve a new run id and its temporary folder."""
         folder = self.chapter_dir(chapter)

@@ -86,6 +86,7 @@ def plan(project: Project, options: VerifyOptions) -> tuple[list[ExecutionReques
         todo.append((chapter, notebook, inputs))
     if not todo:
         return [], results
+    project.store.ensure_writable()
     from pinb.kit.execute import ExecutionRequest  # papermill and nbformat load only when something runs
 
     env = environment.collect(project.root, backend, project.kernel_name)

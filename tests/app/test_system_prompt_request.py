@@ -74,3 +74,14 @@ def test_transcript_system_messages_win_and_compaction_summary_is_in_the_branch(
     assert llm[0].content[0].text.startswith("The conversation history before this point was compacted")
     assert [m.content[0].text for m in llm[1:]] == ["two", "r2"]
     assert inputs.to_json()["model"] == {"provider": "p", "modelId": "m", "thinkingLevel": "low"}
+
+
+async def test_skill_instructions_enter_only_when_read() -> None:
+    workspace = Workspace(VirtualFS(LAYOUT), cwd="/repo/app", home="/home/user")
+    read = create_read_tool(workspace.fs, workspace.cwd, workspace.home)
+    inputs = request_inputs(session(), workspace=workspace, tools=[read])
+    location = "/home/user/.pi/agent/skills/review/SKILL.md"
+    assert f"<location>{location}</location>" in inputs.system_prompt
+    assert "Step 1: read the diff." not in inputs.system_prompt
+    result = read.execute("c1", {"path": location}, None, None)
+    assert "Step 1: read the diff." in result.content[0].text

@@ -9,6 +9,7 @@ prepared, executed and finished before the next starts.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from pinb.agent.eager import run_eagerly
 from pinb.agent.types import (
     AfterToolCallContext,
     AfterToolCallResult,
@@ -195,7 +197,9 @@ async def _parallel(
         only = entries[0]
         ordered = [await only() if callable(only) else only]
     else:
-        ordered = list(await asyncio.gather(*(entry() if callable(entry) else settled(entry) for entry in entries)))
+        # Every call starts now, in source order (like the entries of Promise.all).
+        started = [run_eagerly(entry()) if callable(entry) else settled(entry) for entry in entries]
+        ordered = list(await asyncio.gather(*started))
     messages = []
     for finalized in ordered:
         message = _result_message(finalized)
@@ -263,15 +267,20 @@ async def _execute(
     accepting = True
 
     def report(partial: Any) -> None:
-        # Updates start at once (like a promise) and are awaited before the call finishes; late ones are ignored.
+        # An update is emitted at once (its listeners run now, as in Pi) and awaited before the call finishes;
+        # updates reported after the call settled are ignored.
         if accepting:
-            updates.append(asyncio.ensure_future(on_update(partial)))
+            updates.append(run_eagerly(on_update(partial)))
 
     started = time.perf_counter()
     try:
-        result = _as_tool_result(
-            await resolve(prepared.tool.execute(prepared.tool_call.id, prepared.args, signal, report))
-        )
+        raw = prepared.tool.execute(prepared.tool_call.id, prepared.args, signal, report)
+        # JavaScript runs an async execute() at once up to its first await, and awaiting it always yields at least
+        # once: the batch's next call starts before this one's result is handled.
+        pending = run_eagerly(raw) if inspect.iscoroutine(raw) else raw
+        if not isinstance(pending, asyncio.Future) or pending.done():
+            await asyncio.sleep(0)
+        result = _as_tool_result(await resolve(pending))
         duration = round((time.perf_counter() - started) * 1000)
         accepting = False
         if updates:

@@ -319,3 +319,28 @@ async def test_unsubscribe_calls_the_target_once() -> None:
     state.invocations = 2
     await _call(act, _Event())
     assert calls == ["t"]
+
+
+async def test_start_like_javascript_runs_the_body_up_to_its_first_suspension() -> None:
+    from pinb.scenario.standin_app import start_like_javascript
+
+    seen: list[str] = []
+    gate = asyncio.get_running_loop().create_future()
+
+    async def work() -> str:
+        seen.append("sync part")
+        value = await gate
+        seen.append(f"resumed with {value}")
+        return value
+
+    task = start_like_javascript(work())
+    assert seen == ["sync part"] and task is not None
+    gate.set_result("x")
+    assert await task == "x"
+    assert seen == ["sync part", "resumed with x"]
+
+    async def immediate() -> None:
+        seen.append("done at once")
+
+    assert start_like_javascript(immediate()) is None
+    assert seen[-1] == "done at once"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, assert_never
 
 from pinb.app.extensions import ExtensionAPI, ExtensionErrorRecord
@@ -274,9 +274,10 @@ async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
             work = session.follow_up(trigger.text or "")
         else:
             work = session.abort()
-        task = asyncio.ensure_future(_reporting(work, triggers))
-        pending.add(task)
-        task.add_done_callback(pending.discard)
+        task = start_like_javascript(_reporting(work, triggers))
+        if task is not None:
+            pending.add(task)
+            task.add_done_callback(pending.discard)
 
     def listener(event: Any) -> None:
         writer.event("session", event)
@@ -298,6 +299,40 @@ async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
         await asyncio.gather(*pending, return_exceptions=True)
     writer.write("driver", "dispose")
     session.dispose()
+
+
+def start_like_javascript(coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any] | None:
+    """Call ``coro`` the way JavaScript calls an async function: its body runs at once, up to its first real
+    suspension, and the rest continues as a task (``None`` when it finished without suspending).
+
+    Real Pi's listener fires ``void session.abort()``, whose synchronous part aborts the agent before the listener
+    returns; a plain ``asyncio`` task would start one loop iteration later, when a tool may already have started.
+    (Python 3.12's eager tasks do the same; pinb supports 3.11.)
+    """
+    try:
+        first = coro.send(None)
+    except StopIteration:
+        return None
+
+    async def rest(waiting: Any) -> Any:
+        while True:
+            if waiting is None:  # a bare yield: asyncio.sleep(0)
+                await asyncio.sleep(0)
+            else:
+                try:
+                    await waiting
+                except asyncio.CancelledError:
+                    if not waiting.done():  # this task was cancelled, not the awaited future
+                        coro.close()
+                        raise
+                except BaseException:  # the coroutine sees the outcome when it resumes
+                    pass
+            try:
+                waiting = coro.send(None)
+            except StopIteration as stop:
+                return stop.value
+
+    return asyncio.ensure_future(rest(first))
 
 
 async def _reporting(work: Any, triggers: Triggers) -> None:

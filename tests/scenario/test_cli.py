@@ -157,3 +157,34 @@ def test_drift_without_differences_exits_0(tmp_path: Path, capsys: pytest.Captur
     folder = _corpus(tmp_path, {"1.0.3": {"a": LINES}, "1.6.0": {"a": LINES}})
     assert main(["drift", "--recorded", "--corpus", str(folder)]) == 0
     assert "1 identical, 0 differ" in capsys.readouterr().out
+
+
+def test_recorded_commands_need_recorded_versions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _corpus(tmp_path, {"1.6.0": {"a": LINES}})
+    assert main(["drift", "--recorded", "--from", "0.9.0", "--corpus", str(folder)]) == 2
+    assert "no traces recorded for Pi 0.9.0" in _one_error_line(capsys)
+    assert main(["scenario", "conform", "--pi-version", "0.9.0", "--corpus", str(folder)]) == 2
+    assert "no traces recorded for Pi 0.9.0" in _one_error_line(capsys)
+
+
+def test_conform_prints_a_table_and_exits_1_on_an_unexplained_difference(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pinb.scenario.model import parse_scenario
+    from pinb.scenario.standin import run_on_standin
+
+    real = run_on_standin(parse_scenario({**GOOD, "id": "same"}))
+    changed = [dict(line) for line in real]
+    for line in changed:
+        if line.get("role") == "assistant" and line["type"] == "message_end":
+            line["text"] = "something else"
+    folder = _corpus(tmp_path, {"1.6.0": {"same": real, "other": changed}})
+    assert main(["scenario", "conform", "--corpus", str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert "\nsame   agent  conforms\n" in out
+    assert "other" in out and "differs" in out and "something else" in out
+    assert "1 conforms, 1 differs (of 2)" in out
+    (folder / "KNOWN_DIFFERENCES.json").write_text(json.dumps({"1.6.0": {"other": "a justified reason"}}))
+    assert main(["scenario", "conform", "--corpus", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "known" in out and "a justified reason" in out

@@ -98,6 +98,11 @@ def run_pi_lines(path: Path, version: str) -> list[dict[str, Any]]:
     return loads_jsonl(_reference().run_on_pi(path, check_version(version)))
 
 
+def _require_recorded(folder: Path, version: str) -> None:
+    if not (folder / "traces" / f"pi-{version}").is_dir():
+        raise UsageError(f"no traces recorded for Pi {version} under {folder / 'traces'} (pinb reference refresh)")
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder, so a failure leaves nothing."""
     path = path.resolve()
@@ -146,6 +151,7 @@ def cmd_conform(args: argparse.Namespace) -> int:
     from pinb.scenario.conformance import compare_corpus, render_table
 
     folder = args.corpus or corpus_dir()
+    _require_recorded(folder, args.pi_version)
     results = compare_corpus(args.pi_version, folder=folder, loose=args.loose)
     print(render_table(results, args.pi_version))
     return 1 if any(r.status == "differs" for r in results) else 0
@@ -170,6 +176,9 @@ def cmd_drift(args: argparse.Namespace) -> int:
         check_version(args.from_version)
         check_version(args.to_version)
     folder = args.corpus or corpus_dir()
+    if args.recorded:
+        _require_recorded(folder, args.from_version)
+        _require_recorded(folder, args.to_version)
     results = drift(args.from_version, args.to_version, folder=folder, recorded=args.recorded)
     print(render_drift(results, args.from_version, args.to_version))
     return 1 if any(r.status == "differs" for r in results) else 0

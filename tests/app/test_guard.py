@@ -73,3 +73,10 @@ def test_other_tools_are_not_inspected() -> None:
 def test_first_pattern_in_order_wins() -> None:
     verdict = guard_verdict("bash", {"command": "git reset --hard && git push -f"})
     assert verdict.pattern == BOOK_PATTERNS[0]
+
+
+def test_pattern_variants_with_flags() -> None:
+    # Node: /\bgit\s+push\b[^\n]*(--force(?:-with-lease)?|-f)\b/i.test('{"command":"GIT PUSH --FORCE"}') === true
+    shout = {"command": "GIT PUSH --FORCE"}
+    assert not guard_verdict("bash", shout).blocked
+    assert guard_verdict("bash", shout, patterns=[(BOOK_PATTERNS[0], "i")]).blocked

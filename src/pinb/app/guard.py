@@ -51,14 +51,15 @@ def guard_reason(verdict: GuardVerdict) -> str | None:
 def guard_verdict(
     tool_name: str,
     input: Mapping[str, Any],
-    patterns: Sequence[str] = BOOK_PATTERNS,
+    patterns: Sequence[str | tuple[str, str]] = BOOK_PATTERNS,
     tool_names: Sequence[str] = ("bash", "powershell"),
     match_on: MatchOn = "json_input",
 ) -> GuardVerdict:
     """Decide like the book's ``tool_call`` handler: first matching pattern wins, in array order.
 
     ``match_on="json_input"`` is the book's rule (``JSON.stringify(event.input)``); ``"command"`` tests the raw
-    ``input["command"]`` string instead, to show what the JSON encoding changes.
+    ``input["command"]`` string instead, to show what the JSON encoding changes. A pattern is a regex source, or
+    ``(source, flags)`` to try a variant such as ``/.../i``.
     """
     if tool_name not in tool_names:
         return GuardVerdict(blocked=False, pattern=None, subject=None)
@@ -70,8 +71,9 @@ def guard_verdict(
     else:
         raise UsageError(f"match_on must be 'json_input' or 'command', not {match_on!r}")
     assert subject is not None
-    for source in patterns:
-        if js_regex(source).search(subject):
+    for item in patterns:
+        source, flags = (item, "") if isinstance(item, str) else item
+        if js_regex(source, flags).search(subject):
             return GuardVerdict(blocked=True, pattern=source, subject=subject)
     return GuardVerdict(blocked=False, pattern=None, subject=subject)
 

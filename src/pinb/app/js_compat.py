@@ -15,6 +15,7 @@ getting that wrong in either direction would change what the guard blocks.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -184,6 +185,7 @@ def _class_escape(ch: str) -> str:
 _JS_SPACE_CLASS: Final = "".join(_class_escape(ch) for ch in JS_WHITESPACE)
 # Positive members of the shorthand classes, as Python class contents (compiled with re.ASCII).
 _SHORTHAND: Final = {"d": "0-9", "w": "A-Za-z0-9_", "s": _JS_SPACE_CLASS}
+_LINE_TERMINATOR_CLASS: Final = "".join(_class_escape(ch) for ch in JS_LINE_TERMINATORS)
 _CONTROL_ESCAPES: Final = {"t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r", "0": "\0"}
 _QUANTIFIER: Final = re.compile(r"\{(\d+)(,(\d*))?\}")
 
@@ -191,8 +193,9 @@ _QUANTIFIER: Final = re.compile(r"\{(\d+)(,(\d*))?\}")
 class _Translator:
     """A single pass over a JavaScript pattern (non-unicode, Annex B syntax), emitting Python syntax."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, flags: str = "") -> None:
         self.src = source
+        self.flags = flags
         self.i = 0
         self.out: list[str] = []
         self.group_names: list[str] = []
@@ -212,13 +215,16 @@ class _Translator:
             elif ch == "[":
                 self.out.append(self.char_class())
             elif ch == ".":
-                self.out.append("[^" + "".join(_class_escape(c) for c in JS_LINE_TERMINATORS) + "]")
+                self.out.append(r"[\s\S]" if "s" in self.flags else "[^" + _LINE_TERMINATOR_CLASS + "]")
                 self.i += 1
             elif ch == "$":
-                self.out.append(r"(?![\s\S])")  # end of input only: Python's $ also matches before a final \n
+                # End of input only (Python's $ also matches before a final \n); with m, before any line terminator.
+                end = r"(?![\s\S])"
+                self.out.append(f"(?=[{_LINE_TERMINATOR_CLASS}]|{end})" if "m" in self.flags else end)
                 self.i += 1
             elif ch == "^":
-                self.out.append(r"\A")
+                start = r"(?<![\s\S])"
+                self.out.append(f"(?:(?<=[{_LINE_TERMINATOR_CLASS}])|{start})" if "m" in self.flags else start)
                 self.i += 1
             elif ch == "(":
                 self.out.append(self.group_open())
@@ -234,7 +240,7 @@ class _Translator:
                 self.out.append(r"\}")
                 self.i += 1
             else:
-                self.out.append(ch if ch in "|)*+?" or ch.isalnum() else re.escape(ch))
+                self.out.append(ch if ch in "|)*+?" else self.literal(ch))
                 self.i += 1
         return "".join(self.out)
 
@@ -273,12 +279,22 @@ class _Translator:
             self.i = end + 1
             return f"(?P={name})"
         if ch.isdigit() and ch != "0":
+            if "i" in self.flags:
+                raise self.error("backreferences with the i flag are not supported by pinb")
             digits = ch
             while self.peek().isdigit():
                 digits += self.peek()
                 self.i += 1
             return f"(?:\\{digits})"
-        return re.escape(self.atom_escape(ch))
+        return self.literal(self.atom_escape(ch))
+
+    def literal(self, ch: str) -> str:
+        """One pattern character; with ``i``, the class of every character JavaScript folds to the same one."""
+        if "i" in self.flags:
+            spans = _fold_closure([(ord(ch), ord(ch))])
+            if spans != [(ord(ch), ord(ch))]:
+                return "[" + _render_spans(spans) + "]"
+        return ch if ch.isascii() and ch.isalnum() else re.escape(ch)
 
     def atom_escape(self, ch: str) -> str:
         """The single character a JavaScript escape (other than class shorthands) stands for."""
@@ -300,18 +316,18 @@ class _Translator:
         negated = self.peek() == "^"
         if negated:
             self.i += 1
-        members: list[str] = []  # Python class contents
-        negated_shorthands: list[str] = []  # \D \W \S inside the class: Python classes cannot nest them
+        spans: list[tuple[int, int]] = []  # explicit characters and ranges
+        shorthands: list[str] = []  # \d \w \s bodies (closed under JavaScript's case folding)
+        negated_shorthands: list[str] = []  # \D \W \S: Python classes cannot nest them
         while True:
             if self.i >= len(self.src):
                 raise self.error("Unterminated character class")
-            ch = self.src[self.i]
-            if ch == "]":
+            if self.src[self.i] == "]":
                 self.i += 1
                 break
             low, is_set = self.class_atom()
             if is_set is not None:
-                (negated_shorthands if is_set == "neg" else members).append(low)
+                (negated_shorthands if is_set == "neg" else shorthands).append(low)
                 continue
             if self.peek() == "-" and self.peek(1) not in ("]", ""):
                 save = self.i
@@ -320,12 +336,15 @@ class _Translator:
                 if high_set is None:
                     if ord(high) < ord(low):
                         raise self.error("Range out of order in character class")
-                    members.append(_class_escape(low) + "-" + _class_escape(high))
+                    spans.append((ord(low), ord(high)))
                     continue
                 # Annex B: a range with a class escape at one end is the three atoms themselves.
                 self.i = save
-            members.append(_class_escape(low))
-        positive = "[" + "".join(members) + "]" if members else ""
+            spans.append((ord(low), ord(low)))
+        if "i" in self.flags and spans:
+            spans = _fold_closure(spans)
+        members = _render_spans(spans) + "".join(shorthands)
+        positive = "[" + members + "]" if members else ""
         alternatives = [positive] if positive else []
         alternatives += ["[^" + body + "]" for body in negated_shorthands]
         if not alternatives:
@@ -334,7 +353,7 @@ class _Translator:
         if not negated:
             return union
         if not negated_shorthands:
-            return "[^" + "".join(members) + "]"
+            return "[^" + members + "]"
         return "(?:(?!" + union + r")[\s\S])"
 
     def class_atom(self) -> tuple[str, str | None]:
@@ -360,22 +379,67 @@ class _Translator:
         return self.atom_escape(esc), None
 
 
-_CACHE: dict[str, re.Pattern[str]] = {}
+def _render_spans(spans: list[tuple[int, int]]) -> str:
+    return "".join(_class_escape(chr(lo)) + ("" if lo == hi else "-" + _class_escape(chr(hi))) for lo, hi in spans)
 
 
-def js_regex(source: str) -> re.Pattern[str]:
-    """Compile the source of ``/source/`` (no flags) to a Python pattern with JavaScript matching semantics.
+@functools.cache
+def _fold_groups() -> tuple[dict[int, int], dict[int, tuple[int, ...]]]:
+    """JavaScript's non-unicode ``/i`` Canonicalize over the BMP: code point → canonical, canonical → members."""
+    canon: dict[int, int] = {}
+    groups: dict[int, list[int]] = {}
+    for cp in range(0x10000):
+        upper = chr(cp).upper()
+        # toUpperCase; a multi-character result or a non-ASCII character mapping into ASCII keeps the character.
+        target = cp if len(upper) != 1 or (cp >= 128 and ord(upper) < 128) else ord(upper)
+        if target != cp:
+            canon[cp] = target
+            groups.setdefault(target, [target]).append(cp)
+    return canon, {key: tuple(sorted(set(members))) for key, members in groups.items()}
 
-    ``re.test(s)`` in JavaScript is ``js_regex(source).search(s) is not None`` in Python.
-    Raises ``UsageError`` for syntax JavaScript rejects, and for a lookbehind Python cannot express.
+
+def _fold_closure(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Every character whose canonical form is that of a character in ``spans``, as sorted ranges."""
+    canon, groups = _fold_groups()
+    points: set[int] = set()
+    for lo, hi in spans:
+        for cp in range(lo, hi + 1):
+            points.add(cp)
+            target = canon.get(cp, cp)
+            points.update(groups.get(target, (target,)))
+    ordered = sorted(points)
+    merged: list[tuple[int, int]] = []
+    for cp in ordered:
+        if merged and cp == merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], cp)
+        else:
+            merged.append((cp, cp))
+    return merged
+
+
+_CACHE: dict[tuple[str, str], re.Pattern[str]] = {}
+
+
+def js_regex(source: str, flags: str = "") -> re.Pattern[str]:
+    """Compile the source of ``/source/flags`` to a Python pattern with JavaScript matching semantics.
+
+    ``re.test(s)`` in JavaScript is ``js_regex(source).search(s) is not None`` in Python. Flags: ``m`` (``^``/``$``
+    at line terminators), ``s`` (``.`` matches them too) and ``i`` (JavaScript's non-unicode case folding, computed
+    from Python's Unicode tables: ``ſ``, ``ı`` or the Kelvin sign do not match ASCII letters, as in JavaScript).
+    Raises ``UsageError`` for syntax JavaScript rejects, other flags, a backreference under ``i``, and a lookbehind
+    Python cannot express.
     """
-    cached = _CACHE.get(source)
+    if set(flags) - set("ims") or len(set(flags)) != len(flags):
+        raise UsageError(f"js_regex supports the flags i, m and s (each once), not {flags!r}")
+    key = (source, "".join(sorted(flags)))
+    cached = _CACHE.get(key)
     if cached is not None:
         return cached
-    python_source = _Translator(source).translate()
+    python_source = _Translator(source, flags).translate()
     try:
+        # Case folding is spelled out as character classes, so the pattern itself is case-sensitive.
         pattern = re.compile(python_source, re.ASCII)
     except re.error as exc:
         raise UsageError(f"Invalid or unsupported regular expression: /{source}/: {exc}") from exc
-    _CACHE[source] = pattern
+    _CACHE[key] = pattern
     return pattern

@@ -233,7 +233,7 @@ class SessionManager:
             parent_id=self._leaf_id,
             timestamp=iso_timestamp(clock_ms),
             summary=summary,
-            first_kept_entry_id=first_kept_entry_id or entry_id,
+            first_kept_entry_id=entry_id if first_kept_entry_id is None else first_kept_entry_id,
             tokens_before=tokens_before,
             details=details,
             usage=usage,

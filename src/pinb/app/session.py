@@ -38,6 +38,7 @@ from pinb.app.extensions import results as rs
 from pinb.app.extensions.api import ExtensionFactory, RegisteredTool, load_extensions
 from pinb.app.extensions.context import ExtensionErrorRecord
 from pinb.app.extensions.runner import ContextActions, ExtensionRunner
+from pinb.app.extensions.user_commands import UserCommandsMixin
 from pinb.app.extensions.wiring import AgentWiringMixin
 from pinb.app.resources import LoadedResources
 from pinb.app.session_messages import convert_to_llm
@@ -102,7 +103,7 @@ class _Deferred:
         return self._factory().__await__()
 
 
-class AgentSession(AgentWiringMixin, SettlementMixin):
+class AgentSession(AgentWiringMixin, UserCommandsMixin, SettlementMixin):
     """One session: an Agent, its session tree, the extension runner and the run/settle logic of Pi 1.6.0."""
 
     def __init__(
@@ -130,6 +131,8 @@ class AgentSession(AgentWiringMixin, SettlementMixin):
         self._follow_up_messages: list[str] = []
         self._pending_next_turn_messages: list[Any] = []
         self._pending_custom_messages: list[Any] = []
+        self._pending_bash_messages: list[Any] = []
+        self._is_compacting = False
         self._turn_index = 0
         self._entry_ids: dict[int, tuple[Any, str]] = {}
         self._boundary_dispatched: list[Any] = []
@@ -161,7 +164,11 @@ class AgentSession(AgentWiringMixin, SettlementMixin):
 
     @property
     def is_idle(self) -> bool:
-        return not self._is_agent_run_active
+        return not self._is_agent_run_active and not self._is_compacting
+
+    @property
+    def is_compacting(self) -> bool:
+        return self._is_compacting
 
     @property
     def messages(self) -> list[Any]:
@@ -337,6 +344,8 @@ class AgentSession(AgentWiringMixin, SettlementMixin):
                 lambda: self.prompt(text, images=images, streaming_behavior=streaming_behavior, source=source)
             )
             return
+        if self._is_compacting:
+            raise UsageError(COMPACTING_ERROR)
         behavior = "followUp" if streaming_behavior == "follow_up" else streaming_behavior
         processed = await self._run_input_handlers(text, images, source, behavior if self.is_streaming else None)
         if processed is None:

@@ -167,6 +167,7 @@ class SettlementMixin:
         def _entry_appended(self, entry: Any) -> None: ...
         def _emit(self, event: Any) -> None: ...
         def _flush_pending_custom_messages(self) -> None: ...
+        def _flush_pending_bash_messages(self) -> None: ...
         def _resolve_idle_waiters(self) -> None: ...
         def _set_active_tools(self, tool_names: list[str]) -> None: ...
         def get_active_tool_names(self) -> list[str]: ...
@@ -285,9 +286,11 @@ class SettlementMixin:
             messages = await self._prepare_run(trigger)
         except BaseException:
             self._is_agent_run_active = False
+            self._flush_pending_bash_messages()
             self._flush_pending_custom_messages()
             self._resolve_idle_waiters()
             raise
+        self._flush_pending_bash_messages()
         self._flush_pending_custom_messages()
         try:
             await self.agent.prompt(messages)
@@ -305,6 +308,7 @@ class SettlementMixin:
                 await self.agent.continue_()
         finally:
             self._run_prompt_options = None
+            self._flush_pending_bash_messages()
             self._flush_pending_custom_messages()
             await self._emit_agent_settled()
 

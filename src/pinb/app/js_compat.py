@@ -5,9 +5,10 @@ Two pieces, both checked against real Node:
 - ``json_stringify(value)`` is ``JSON.stringify(value)``: no spaces, insertion order (with JavaScript's
   array-index keys first), non-ASCII kept, control characters escaped the way JavaScript escapes them,
   numbers printed the way JavaScript prints them.
-- ``js_regex(source)`` compiles the source of a JavaScript regular expression literal (no flags) to a Python
-  pattern that matches the same strings at the same places: ASCII ``\\b \\w \\d``, JavaScript's ``\\s`` set,
-  ``.`` excluding line terminators, ``$`` only at the very end.
+- ``js_regex(source, flags="")`` compiles the source of a JavaScript regular expression literal (flags ``i``,
+  ``m``, ``s``; no ``u``) to a Python pattern that matches the same strings at the same places: ASCII
+  ``\\b \\w \\d``, JavaScript's ``\\s`` set, ``.`` excluding line terminators, ``$`` only at the very end.
+  Positions are code points: subjects with characters outside the BMP (two UTF-16 units in JavaScript) can differ.
 
 A guard that matches ``JSON.stringify(event.input)`` against a regex sees a tab as the two characters ``\\t``;
 getting that wrong in either direction would change what the guard blocks.

@@ -16,6 +16,7 @@ Paths are POSIX and absolute; the agent directory is ``<home>/.pi/agent``.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -269,8 +270,6 @@ def _load_skill(
 
 
 def _name_errors(name: str) -> list[str]:
-    import re
-
     errors = []
     if len(name) > _MAX_NAME_LENGTH:
         errors.append(f"name exceeds {_MAX_NAME_LENGTH} characters ({len(name)})")

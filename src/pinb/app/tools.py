@@ -10,15 +10,17 @@ Both are ``pinb.agent.AgentTool`` objects, usable by the agent loop as they are.
 
 from __future__ import annotations
 
+import inspect
 import posixpath
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from pinb.agent.types import AgentTool, AgentToolResult
 from pinb.ai.abort import AbortSignal
 from pinb.ai.types import TextContent
+from pinb.app.js_compat import js_number_to_string
 from pinb.app.resources import VirtualFS
 from pinb.errors import UsageError
 
@@ -198,8 +200,6 @@ def create_bash_tool(script: BashScript | None = None, calls: list[BashCall] | N
 
 
 async def _maybe_await(value: Any) -> None:
-    import inspect
-
     if inspect.isawaitable(value):
         await value
 
@@ -277,11 +277,4 @@ def create_read_tool(
 
 
 def _js_number(value: Any) -> str:
-    from pinb.app.js_compat import js_number_to_string
-
     return js_number_to_string(value) if isinstance(value, int | float) else str(value)
-
-
-def tool_names(tools: Sequence[AgentTool]) -> list[str]:
-    """Names of ``tools`` in order (for the prompt's selected tools)."""
-    return [tool.name for tool in tools]

@@ -432,6 +432,14 @@ CLAIMS: tuple[ClaimSpec, ...] = (
             "on 1.6.0, and package facts say which versions exist",
         ),
     ),
+    _C(
+        "pi-01.packages.pinned-release",
+        "@earendil-works/pi-agent-core and @earendil-works/pi-ai 1.0.4, the pinned release.",
+        "The agent core, run with no provider and no terminal ¶7",
+        backends=PI,
+        layer="package",
+        notes=("checked against the versions published on the npm registry",),
+    ),
     reported(
         "pi-01.example.api-documented",
         "the Agent class, agent.subscribe(), fauxProvider() and the streamFn option are documented in the packages' "

@@ -51,7 +51,14 @@ class ProbeExperiment:
     probe: Callable[[Params], Awaitable[tuple[Finding, dict[str, Any]]]]
 
 
-Experiment = ScenarioExperiment | ProbeExperiment
+@dataclass(frozen=True)
+class PackageExperiment:
+    """A judge over the published packages' facts (pi backend). Returns None when its fact is not available."""
+
+    judge: Callable[[Any], Finding | None]
+
+
+Experiment = ScenarioExperiment | ProbeExperiment | PackageExperiment
 
 
 @dataclass
@@ -71,9 +78,11 @@ class Observation:
 
 
 def _registry() -> dict[str, Experiment]:
-    from pinb.chapters import exp01, exp16, probes
+    from pinb.chapters import exp01, exp16, packages, probes
 
-    return {**exp01.EXPERIMENTS, **exp16.EXPERIMENTS, **probes.EXPERIMENTS}
+    found: dict[str, Experiment] = {**exp01.EXPERIMENTS, **exp16.EXPERIMENTS, **probes.EXPERIMENTS}
+    found.update({claim_id: PackageExperiment(judge) for claim_id, judge in packages.JUDGES.items()})
+    return found
 
 
 def experiment_for(claim_id: str) -> Experiment | None:
@@ -119,6 +128,7 @@ class ChapterRun:
         self.knobs: dict[str, Any] = dict(knobs or {})
         self.observations: dict[str, Observation] = {}
         self._cache: dict[str, Trace] = {}
+        self._facts: tuple[Any, str] | None = None
         #: Where each scenario's trace is written as `<scenario id>.jsonl` (the run record's artifacts), if set.
         self.artifacts_dir = Path(artifacts_dir) if artifacts_dir else None
 
@@ -150,6 +160,8 @@ class ChapterRun:
             return observation
         experiment = experiment_for(claim_id)
         assert experiment is not None
+        if isinstance(experiment, PackageExperiment):
+            return self._check_package(observation, experiment)
         with checking(claim_id, backend=self.label) as check:
             if isinstance(experiment, ScenarioExperiment):
                 for name, scenario in experiment.scenarios(self.knobs).items():
@@ -162,6 +174,28 @@ class ChapterRun:
         if show and observation.traces:
             picture = experiment.picture if isinstance(experiment, ScenarioExperiment) else None
             _show_timeline(observation.trace(picture))
+        return observation
+
+    def _check_package(self, observation: Observation, experiment: PackageExperiment) -> Observation:
+        from pinb.chapters.packages import load_facts
+        from pinb.kit.claims import checking
+
+        if self._facts is None:
+            assert self.pi_version is not None
+            self._facts = load_facts(self.pi_version)
+        facts, why = self._facts
+        if facts is None:
+            observation.unrun = why
+            print(f"UNRUN on {self.label}: {observation.claim_id}: {why}")
+            return observation
+        finding = experiment.judge(facts)
+        if finding is None:
+            observation.unrun = f"the fact this claim needs is not in the Pi {self.pi_version} package set"
+            print(f"UNRUN on {self.label}: {observation.claim_id}: {observation.unrun}")
+            return observation
+        with checking(observation.claim_id, backend=self.label) as check:
+            observation.finding = finding
+            check.check(finding.holds, finding.evidence, finding.detail)
         return observation
 
     async def check_all(self, claim_ids: list[str] | None = None, show: bool = False) -> dict[str, Observation]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pinb.errors import ScenarioError
-from pinb.scenario.model import Scenario, load_scenario
+from pinb.scenario.model import ID_PATTERN, Scenario, load_scenario
 from pinb.scenario.trace import loads_jsonl
 
 DEFAULT_PI_VERSION = "1.6.0"
@@ -37,8 +37,9 @@ def corpus_dir(start: Path | None = None) -> Path:
 
 
 def scenario_paths(folder: Path | None = None) -> list[Path]:
+    """Scenario files: ``<id>.json`` where ``<id>`` is a slug (so ``KNOWN_DIFFERENCES.json`` is not one)."""
     folder = folder or corpus_dir()
-    return sorted(p for p in folder.glob("*.json") if p.name != KNOWN_DIFFERENCES)
+    return sorted(p for p in folder.glob("*.json") if ID_PATTERN.fullmatch(p.stem))
 
 
 def load_corpus(folder: Path | None = None, *, layer: str | None = None) -> list[tuple[Path, Scenario]]:

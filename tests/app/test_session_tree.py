@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from pinb.ai.types import CustomMessage, SystemMessage, TextContent, Tool, UserMessage
-from pinb.app.session_file import CompactionEntry
+from pinb.app.session_file import CompactionEntry, entry_to_json
 from pinb.app.session_messages import (
     BranchSummaryMessage,
     CompactionSummaryMessage,
@@ -251,3 +254,41 @@ def test_build_context_is_pure() -> None:
     first = sm.build_context()
     assert sm.build_context() == first
     assert sm.to_jsonl() == before
+
+
+# --- create_branched_session, against real Pi (golden/pi-branched.json from golden/make_pi_branched.mjs) ----------
+
+
+GOLDEN = Path(__file__).parent / "golden"
+BRANCHED = json.loads((GOLDEN / "pi-branched.json").read_text("utf-8"))
+
+
+@pytest.mark.parametrize("leaf", [key for key in BRANCHED if key != "error"])
+def test_create_branched_session_matches_pi(leaf: str) -> None:
+    expected = BRANCHED[leaf]
+    ids = json.loads((GOLDEN / "pi-session-contexts.json").read_text("utf-8"))["ids"]
+    sm = SessionManager.from_jsonl((GOLDEN / "pi-session.jsonl").read_text("utf-8"), id_factory=sequential_ids())
+    if leaf == "u2":
+        sm.append_label_change(ids["u2"], "second")
+    old_id = sm.session_id
+    assert sm.create_branched_session(ids[leaf]) is None
+    got = [entry_to_json(e) for e in sm.get_entries()]
+    want = expected["entries"]
+    new_labels = {e["id"] for e in want if e["type"] == "label"}
+    if new_labels:  # new label ids and their timestamps come from Pi's random ids and clock
+        for entries in (got, want):
+            for entry in entries:
+                if entry["type"] == "label":
+                    entry["id"] = entry["timestamp"] = "<new>"
+    assert got == want
+    assert sm.session_id != old_id and sm.header.cwd == expected["header"]["cwd"]
+    assert sm.header.parent_session is None
+    leaf_id = sm.get_leaf_id()
+    assert leaf_id == expected["leafId"] or expected["leafId"] in new_labels
+
+
+def test_create_branched_session_unknown_leaf() -> None:
+    sm = new_session()
+    chat(sm, "one")
+    with pytest.raises(SessionFileError, match=f"^{BRANCHED['error']}$"):
+        sm.create_branched_session("deadbeef")

@@ -404,6 +404,54 @@ class SessionManager:
         )
         return self._append(entry)
 
+    def create_branched_session(self, leaf_id: str) -> None:
+        """Replace this session by one holding only the path root → ``leaf_id`` (Pi's in-memory mode).
+
+        Label entries on the path are dropped and the path re-chained; the labels in effect for kept entries are
+        re-appended at the end; the new session gets a new id.
+        """
+        path = self.get_branch(leaf_id)
+        if not path:
+            raise SessionFileError(f"Entry {leaf_id} not found")
+        kept: list[Any] = []
+        replacement: dict[str, str] = {}
+        pending: list[str] = []
+        parent: str | None = None
+        for entry in path:
+            if isinstance(entry, LabelEntry):
+                pending.append(entry.id)
+                continue
+            for label_id in pending:
+                replacement[label_id] = entry.id
+            pending.clear()
+            update: dict[str, Any] = {"parent_id": parent}
+            if isinstance(entry, CompactionEntry) and entry.first_kept_entry_id != entry.id:
+                first = entry.first_kept_entry_id
+                update["first_kept_entry_id"] = replacement.get(first, first)
+            copy = entry.model_copy(update=update)
+            copy._line = None
+            kept.append(copy)
+            parent = entry.id
+        kept_ids = {entry.id for entry in kept}
+        labels = [(target, label) for target, label in self._labels.items() if target in kept_ids]
+        taken = set(kept_ids)
+        for target, label in labels:
+            entry = LabelEntry(
+                id=self._make_id(set(taken)),
+                parent_id=parent,
+                timestamp=self._label_timestamps[target],
+                target_id=target,
+                label=label,
+            )
+            taken.add(entry.id)
+            kept.append(entry)
+            parent = entry.id
+        self.header = SessionHeader(
+            version=CURRENT_SESSION_VERSION, id=uuidv7(self._clock()), timestamp=self._now(), cwd=self.cwd
+        )
+        self._entries = kept
+        self._rebuild_index()
+
     # --- context -------------------------------------------------------------------------------------------
 
     def build_context_entries(self) -> list[Any]:

@@ -116,7 +116,16 @@ def parallel_tools_trace(parallel: bool = True) -> list[dict[str, Any]]:
                 "messages": [{"role": "user", "text": "go"}],
                 "tools": ["sleep"],
             },
-            {"source": a, "type": "message_end", "role": "assistant", "stopReason": "toolUse"},
+            {
+                "source": a,
+                "type": "message_end",
+                "role": "assistant",
+                "stopReason": "toolUse",
+                "toolCalls": [
+                    {"id": "call#1", "name": "sleep", "args": {}},
+                    {"id": "call#2", "name": "sleep", "args": {}},
+                ],
+            },
             *tools,
             {
                 "source": a,

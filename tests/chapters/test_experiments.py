@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+from pinb.chapters import ch01, ch16
+from pinb.chapters.experiments import ProbeExperiment, ScenarioExperiment, experiment_for, unrun_reason
+from pinb.chapters.registry import claim_spec
+from pinb.scenario.model import parse_scenario
+
+ALL = [*ch01.CLAIMS, *ch16.CLAIMS]
+
+
+def test_every_runnable_claim_has_an_experiment_or_a_stated_gap() -> None:
+    missing = [spec.id for spec in ALL if spec.kind == "runnable" and experiment_for(spec.id) is None]
+    # Known gap, said in the notebook: the stand-in models no compaction run to fire session_before_compact.
+    assert missing == ["pi-16.events.session-before-compact"]
+
+
+def test_every_scenario_the_experiments_build_is_valid() -> None:
+    for spec in ALL:
+        experiment = experiment_for(spec.id)
+        if isinstance(experiment, ScenarioExperiment):
+            for name, scenario in experiment.scenarios({}).items():
+                parse_scenario(scenario, source=f"{spec.id}/{name}")
+
+
+def test_unrun_reasons() -> None:
+    assert "reported" in (unrun_reason(claim_spec("pi-01.fork.refuse-session"), "standin", None) or "")
+    assert "cannot check" in (unrun_reason(claim_spec("pi-01.packages.core-size"), "standin", None) or "")
+    assert unrun_reason(claim_spec("pi-01.packages.core-size"), "pi", "1.6.0") is None
+    app_on_103 = unrun_reason(claim_spec("pi-16.guard.blocks-force-push"), "pi", "1.0.3")
+    assert app_on_103 and "no application layer" in app_on_103
+    assert unrun_reason(claim_spec("pi-01.example.three-lines"), "pi", "1.0.3") is None
+    probe = claim_spec("pi-01.seam.prepare-request-throw-stops")
+    assert isinstance(experiment_for(probe.id), ProbeExperiment)
+    assert unrun_reason(probe, "pi", "1.6.0")

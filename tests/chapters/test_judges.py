@@ -1,0 +1,95 @@
+"""The judges read traces and can fail: each is run on a trace that agrees with the book and on one that does not."""
+
+from __future__ import annotations
+
+import copy
+
+from pinb.chapters import exp01, exp16
+from pinb.chapters.exp16 import diagram_violations
+
+from .traces import guard_trace, parallel_tools_trace, word_count_trace
+
+
+def test_three_lines_holds_on_the_books_output_and_fails_otherwise() -> None:
+    trace = word_count_trace()
+    assert exp01.example_lines(trace) == exp01.BOOK_OUTPUT
+    assert exp01.judge_three_lines({"word-count": trace}).holds
+    changed = copy.deepcopy(trace)
+    next(line for line in changed if line["type"] == "tool_execution_end")["details"] = {"words": 5}
+    finding = exp01.judge_three_lines({"word-count": changed})
+    assert not finding.holds and '{"words":5}' in finding.evidence
+
+
+def test_records_executes_records_needs_the_order() -> None:
+    trace = word_count_trace()
+    assert exp01.judge_records_executes_records({"word-count": trace}).holds
+    swapped = copy.deepcopy(trace)
+    start = next(i for i, line in enumerate(swapped) if line["type"] == "tool_execution_start")
+    end = next(i for i, line in enumerate(swapped) if line["type"] == "tool_execution_end")
+    swapped[start], swapped[end] = swapped[end], swapped[start]
+    assert not exp01.judge_records_executes_records({"word-count": swapped}).holds
+
+
+def test_turn_shape_counts_requests_per_turn() -> None:
+    traces = {"word-count": word_count_trace(), "two-tools": parallel_tools_trace()}
+    assert exp01.judge_turn_shape(traces).holds
+    broken = copy.deepcopy(traces)
+    broken["word-count"] = [line for line in broken["word-count"] if line["type"] != "turn_end"][:]
+    # without turn_end lines the first "turn" swallows both requests
+    assert not exp01.judge_turn_shape(broken).holds
+
+
+def test_turn_versus_run() -> None:
+    assert exp01.judge_turn_versus_run({"word-count": word_count_trace()}).holds
+    doubled = [*word_count_trace(), {"seq": 99, "source": "agent", "type": "agent_end", "messages": []}]
+    assert not exp01.judge_turn_versus_run({"word-count": doubled}).holds
+
+
+def test_guard_judges_read_the_tool_result() -> None:
+    trace = guard_trace()
+    assert exp16.judge_blocks_force_push({"no-ui": trace}).holds
+    assert exp16.judge_blocks_before_body({"no-ui": trace}).holds
+    ran = copy.deepcopy(trace)
+    for line in ran:
+        if line["type"] == "tool_execution_end":
+            line.update(isError=False, text=exp16.BASH_OUTPUT)
+    assert not exp16.judge_blocks_before_body({"no-ui": ran}).holds
+    assert not exp16.judge_blocks_force_push({"no-ui": ran}).holds
+
+
+def test_concurrency_judge_needs_overlap() -> None:
+    settle = [
+        {"seq": 1, "source": "session", "type": "agent_start"},
+        {"seq": 2, "source": "model", "type": "request", "n": 1},
+        {"seq": 3, "source": "session", "type": "agent_end"},
+        {"seq": 4, "source": "ext", "type": "agent_before_settle", "handler": "continue", "result": {"continue": True}},
+        {"seq": 5, "source": "session", "type": "agent_start"},
+        {"seq": 6, "source": "model", "type": "request", "n": 2},
+        {"seq": 7, "source": "session", "type": "agent_end"},
+        {"seq": 8, "source": "ext", "type": "agent_before_settle", "handler": "continue"},
+        {"seq": 9, "source": "session", "type": "agent_settled", "aborted": False},
+    ]
+
+    def session(trace: list[dict]) -> list[dict]:
+        return [{**line, "source": "session"} if line["source"] == "agent" else line for line in trace]
+
+    parallel = session(parallel_tools_trace(parallel=True))
+    sequential = session(parallel_tools_trace(parallel=False))
+    assert exp16.judge_concurrent({"parallel": parallel, "settle-continue": settle}).holds
+    assert not exp16.judge_concurrent({"parallel": sequential, "settle-continue": settle}).holds
+    assert exp16.judge_continuation_branch({"settle-continue": settle}).holds
+    assert exp16.judge_settle_after_exhausted({"settle-continue": settle}).holds
+    assert exp01.judge_settled_final({"settle-continue": settle}).holds
+    late = [*settle, {"seq": 10, "source": "model", "type": "request", "n": 3}]
+    assert not exp01.judge_settled_final({"settle-continue": late}).holds
+
+
+def test_sequence_diagram_violations() -> None:
+    good = ["input", "before_agent_start", "agent_start", "turn_start", "message_start", "message_end", "tool_call",
+            "tool_result", "turn_end", "agent_end", "agent_before_settle", "agent_settled"]  # fmt: skip
+    assert diagram_violations(good) == []
+    assert diagram_violations([good[1], good[0], *good[2:]])
+    outside = [*good[:3], "tool_call", "turn_start", "tool_result", "turn_end", *good[-3:]]
+    assert any("outside a turn" in p for p in diagram_violations(outside))
+    unmatched = [*good[:6], "tool_call", "turn_end", *good[-3:]]
+    assert any("not followed" in p for p in diagram_violations(unmatched))

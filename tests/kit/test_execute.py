@@ -1,0 +1,163 @@
+"""Headless execution with real kernels (marked `kernel`; few and small): outcomes read back from the executed
+notebook, the cache, failures that still leave their notebook, two verify processes at once, and Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import replace
+
+import pytest
+
+from pinb.kit.claims import CLAIM_MIME
+from pinb.kit.cli import verify_exit_code, verify_table
+from pinb.kit.fingerprint import sha256_file
+from pinb.kit.project import Project
+from pinb.kit.verify import VerifyOptions, verify
+
+from .conftest import HERE
+
+pytestmark = pytest.mark.kernel
+
+
+def _options(*chapters: str, **changes) -> VerifyOptions:
+    return replace(VerifyOptions(chapters=chapters, progress=False, command="pinb verify (test)"), **changes)
+
+
+def _claims(result) -> dict[str, str]:
+    rows, _ = verify_table(result)
+    return {row.claim_id: row.status for row in rows if not isinstance(row, tuple)}
+
+
+def test_verify_records_what_the_notebook_observed(project: Project) -> None:
+    result = verify(project, _options("kt-01-chapter", "kt-02-chapter", "kt-03-chapter"))
+    assert _claims(result) == {
+        "kt-01.math.adds": "OBSERVED",
+        "kt-01.math.multiplies": "OBSERVED",
+        "kt-01.history.fork": "UNRUN",
+        "kt-02.text.upper": "OBSERVED",
+        "kt-02.text.words": "CONTRADICTED",
+        "kt-03.steps.first": "OBSERVED",
+        "kt-03.steps.guarded": "ERROR",
+        "kt-03.steps.after": "ERROR",
+    }
+    holds, finding, raises = (item.run for item in result.results)
+    assert holds is not None and finding is not None and raises is not None
+    record = holds.record
+    assert (record.status, record.failure, record.backend, record.parameters) == (
+        "completed",
+        None,
+        "standin",
+        {"backend": "standin"},
+    )
+    assert record.command == "pinb verify (test)"
+    assert record.environment.kernel[0] == sys.executable
+    assert record.environment.papermill and record.environment.nbclient and record.environment.ipykernel
+    assert record.notebook.sha256 == sha256_file(project.root / "notebooks" / "holds.ipynb")
+    executed = holds.path / "executed.ipynb"
+    assert record.artifacts[0].sha256 == sha256_file(executed)
+    notebook = json.loads(executed.read_text())
+    shown = [
+        o["data"][CLAIM_MIME]
+        for c in notebook["cells"]
+        for o in c.get("outputs", [])
+        if CLAIM_MIME in o.get("data", {})
+    ]
+    assert [claim["claim_id"] for claim in shown] == ["kt-01.math.adds", "kt-01.math.multiplies"]
+    assert any("injected-parameters" in c["metadata"].get("tags", []) for c in notebook["cells"])
+    assert finding.record.outcome("kt-02.text.words").evidence == "the title has 6 words, not 5"
+    assert raises.record.status == "failed"
+    assert raises.record.failure == "cell 6 raised RuntimeError: the notebook broke here"
+    assert raises.record.outcome("kt-03.steps.guarded").evidence == "KeyError: 'missing'"
+    rows, failures = verify_table(result)
+    assert verify_exit_code(result, rows) == 2
+    assert failures == [
+        f"kt-03-chapter: run {raises.record.run_id} failed: cell 6 raised RuntimeError: the notebook broke here"
+    ]
+
+    # nothing changed: the cache answers without a kernel, with the same runs
+    again = verify(project, _options("kt-01-chapter", "kt-02-chapter"))
+    assert [(item.cached, item.run.record.run_id) for item in again.results] == [
+        (True, holds.record.run_id),
+        (True, finding.record.run_id),
+    ]
+    assert verify_exit_code(again, verify_table(again)[0]) == 1
+    assert verify_exit_code(verify(project, _options("kt-01-chapter")), []) == 0
+    # a failed run is never a cache hit
+    assert verify(project, _options("kt-03-chapter")).results[0].cached is False
+
+
+def test_timeouts_and_a_dead_kernel_still_leave_their_notebook(project: Project) -> None:
+    result = verify(project, _options("kt-04-chapter", "kt-05-chapter", jobs=2, cell_timeout=4.0))
+    slow, dies = (item.run for item in result.results)
+    assert slow is not None and dies is not None
+    assert (slow.record.status, slow.record.failure) == ("failed", "a cell ran longer than 4 s")
+    assert (dies.record.status, dies.record.failure) == ("failed", "the kernel died: Kernel died")
+    for run, claim in ((slow, "kt-04.time.starts"), (dies, "kt-05.kernel.before")):
+        assert run.record.outcome(claim).outcome == "holds"
+        assert (run.path / "executed.ipynb").is_file()
+    assert slow.record.outcome("kt-04.time.finishes") is None
+    deadline = verify(project, _options("kt-04-chapter", force=True, timeout=8.0))
+    run = deadline.results[0].run
+    assert (run.record.status, run.record.failure) == ("failed", "the notebook timed out after 8 s")
+    assert run.record.outcome("kt-04.time.starts").outcome == "holds"
+
+
+def test_an_unknown_kernel_is_an_error_run(project: Project) -> None:
+    broken = replace(project, kernel_name="no-such-kernel")
+    run = verify(broken, _options("kt-01-chapter")).results[0].run
+    assert run.record.status == "error"
+    assert run.record.failure.startswith("NoSuchKernel")
+    assert (run.path / "executed.ipynb").is_file()
+
+
+def _pinb(project: Project, *argv: str) -> subprocess.Popen[str]:
+    env = os.environ | {
+        "PINB_ROOT": str(project.root),
+        "PINB_REGISTRY": "sample_registry:chapters",
+        "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "pinb.cli", *argv, "--no-progress"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_two_verify_processes_at_once_and_ctrl_c(project: Project) -> None:
+    """Two `pinb verify` processes share the store; the second is interrupted inside its long cell."""
+    first = _pinb(project, "verify", "kt-01-chapter")
+    second = _pinb(project, "verify", "kt-04-chapter")
+    folder = project.runs_dir / "kt-04-chapter"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # wait until the notebook is inside its long cell
+        partial = [p / "executed.ipynb" for p in folder.glob(".tmp-*")] if folder.exists() else []
+        if partial and partial[0].is_file() and CLAIM_MIME in partial[0].read_text():
+            break
+        time.sleep(0.2)
+    else:
+        second.kill()
+        pytest.fail("the notebook never reached its long cell")
+    second.send_signal(signal.SIGINT)
+    out, err = second.communicate(timeout=60)
+    assert second.returncode == 130, err
+    assert "interrupted" in out
+    first_out, first_err = first.communicate(timeout=180)
+    assert first.returncode == 0, first_err
+    assert "OBSERVED" in first_out
+
+    listing = project.store.list()
+    assert listing.problems == []
+    by_chapter = {run.record.chapter: run for run in listing.runs}
+    assert by_chapter["kt-01-chapter"].record.status == "completed"
+    interrupted = by_chapter["kt-04-chapter"]
+    assert (interrupted.record.status, interrupted.record.failure) == ("interrupted", "interrupted (Ctrl-C)")
+    assert interrupted.record.outcome("kt-04.time.starts").outcome == "holds"
+    assert (interrupted.path / "executed.ipynb").is_file()
+    assert not [p for p in project.runs_dir.rglob(".tmp-*")]

@@ -14,7 +14,13 @@ from pinb.app.session_messages import (
     CompactionSummaryMessage,
     convert_to_llm,
 )
-from pinb.app.session_tree import SessionManager, random_entry_id, sequential_ids, uuidv7
+from pinb.app.session_tree import (
+    SessionManager,
+    collect_entries_for_branch_summary,
+    random_entry_id,
+    sequential_ids,
+    uuidv7,
+)
 from pinb.errors import SessionFileError, UsageError
 
 from .session_scenario import assistant, fixed_clock, user
@@ -292,3 +298,68 @@ def test_create_branched_session_unknown_leaf() -> None:
     chat(sm, "one")
     with pytest.raises(SessionFileError, match=f"^{BRANCHED['error']}$"):
         sm.create_branched_session("deadbeef")
+
+
+# Printed by Pi 1.6.0's collectEntriesForBranchSummary on golden/pi-session.jsonl (names are golden ids).
+BRANCH_SUMMARY_ENTRIES = {
+    "mainLeaf->a5": {
+        "entries": [
+            "72dac5cb",
+            "77f81085",
+            "0b7aea25",
+            "974479c5",
+            "c9576855",
+            "4c29ced5",
+            "c0429bda",
+            "d9402bbf",
+            "deb1482b",
+            "4bdd282a",
+            "4e89384b",
+            "0abeb13b",
+            "d06f52ad",
+        ],
+        "commonAncestorId": "72abdf88",
+    },
+    "a5->mainLeaf": {"entries": ["ebd3073f", "ec60e1e1", "eef6201f"], "commonAncestorId": "72abdf88"},
+    "a2->u3": {"entries": [], "commonAncestorId": "72abdf88"},
+    "u3->a2": {
+        "entries": ["72dac5cb", "77f81085", "0b7aea25", "974479c5", "c9576855", "4c29ced5", "c0429bda"],
+        "commonAncestorId": "72abdf88",
+    },
+    "a5->a5": {"entries": [], "commonAncestorId": "eef6201f"},
+    "mainLeaf->model": {
+        "entries": [
+            "e3742046",
+            "bbcab5e9",
+            "21cc3da3",
+            "019791f5",
+            "d32b40ad",
+            "72abdf88",
+            "72dac5cb",
+            "77f81085",
+            "0b7aea25",
+            "974479c5",
+            "c9576855",
+            "4c29ced5",
+            "c0429bda",
+            "d9402bbf",
+            "deb1482b",
+            "4bdd282a",
+            "4e89384b",
+            "0abeb13b",
+            "d06f52ad",
+        ],
+        "commonAncestorId": "e84d3d0f",
+    },
+    "null->a5": {"entries": [], "commonAncestorId": None},
+}
+
+
+@pytest.mark.parametrize("case", list(BRANCH_SUMMARY_ENTRIES))
+def test_collect_entries_for_branch_summary_matches_pi(case: str) -> None:
+    ids = json.loads((GOLDEN / "pi-session-contexts.json").read_text("utf-8"))["ids"]
+    sm = SessionManager.from_jsonl((GOLDEN / "pi-session.jsonl").read_text("utf-8"))
+    old, target = case.split("->")
+    entries, common = collect_entries_for_branch_summary(sm, ids.get(old), ids[target])
+    expected = BRANCH_SUMMARY_ENTRIES[case]
+    assert ([e.id for e in entries], common) == (expected["entries"], expected["commonAncestorId"])

@@ -74,6 +74,7 @@ __all__ = [
     "build_context_entries",
     "build_session_context",
     "build_session_projection",
+    "collect_entries_for_branch_summary",
     "random_entry_id",
     "sequential_ids",
     "session_entry_to_context_messages",
@@ -465,3 +466,24 @@ class SessionManager:
         return build_session_context(self._entries, self._leaf_id, self._by_id)
 
     build_context = build_session_context
+
+
+def collect_entries_for_branch_summary(
+    session: SessionManager, old_leaf_id: str | None, target_id: str
+) -> tuple[list[Any], str | None]:
+    """Pi's ``collectEntriesForBranchSummary``: the entries of the branch being left, oldest first, and the
+    deepest common ancestor of the old leaf and the target (compactions on the way are included)."""
+    if not old_leaf_id:
+        return [], None
+    old_path = {entry.id for entry in session.get_branch(old_leaf_id)}
+    common = next((e.id for e in reversed(session.get_branch(target_id)) if e.id in old_path), None)
+    entries = []
+    current: str | None = old_leaf_id
+    while current and current != common:
+        entry = session.get_entry(current)
+        if entry is None:
+            break
+        entries.append(entry)
+        current = entry.parent_id
+    entries.reverse()
+    return entries, common

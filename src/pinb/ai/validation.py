@@ -23,138 +23,40 @@ from __future__ import annotations
 
 import copy
 import math
-import re
-from functools import lru_cache
 from typing import Any
 
 from pinb.ai.jsjson import js_number, js_stringify
+from pinb.ai.schema_values import (
+    all_unique,
+    cached_regex,
+    coerce_primitive,
+    contains_bounds,
+    contains_message,
+    convert_literal,
+    deep_equal,
+    is_multiple,
+    is_number,
+    item_schema_at,
+    item_schemas,
+    js_same,
+    json_pointer,
+    list_values,
+    matches_type,
+    normal_number,
+    or_value,
+    schema_types,
+    try_boolean,
+    try_null,
+    try_number,
+    try_string,
+    type_name,
+)
 
 _MISSING = object()
 
 
 class ToolArgumentsError(Exception):
     """Arguments failed validation; the message is the text the model sees."""
-
-
-# --- JavaScript value semantics ---------------------------------------------------------------------------------
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def _is_integer(v: Any) -> bool:
-    return _is_number(v) and (isinstance(v, int) or float(v).is_integer())
-
-
-def _normal(n: float | int) -> float | int:
-    """JavaScript has one number type: keep integral values as Python ints."""
-    if isinstance(n, float) and n.is_integer() and abs(n) < 2**53:
-        return int(n)
-    return n
-
-
-_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_PREFIXED = re.compile(r"0([xXoObB])([0-9a-fA-F]+)")
-
-
-def _js_to_number(text: str) -> float | int:
-    """``+text`` / ``Number(text)`` in JavaScript (NaN as ``math.nan``)."""
-    s = text.strip()
-    if s == "":
-        return 0
-    if _DECIMAL.fullmatch(s):
-        return _normal(float(s))
-    if m := _PREFIXED.fullmatch(s):
-        base = {"x": 16, "o": 8, "b": 2}[m.group(1).lower()]
-        try:
-            return int(m.group(2), base)
-        except ValueError:
-            return math.nan
-    if s in ("Infinity", "+Infinity"):
-        return math.inf
-    if s == "-Infinity":
-        return -math.inf
-    return math.nan
-
-
-def _js_string(v: Any) -> str:
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    if isinstance(v, int | float):
-        return js_number(v)
-    return str(v)
-
-
-def _same(a: Any, b: Any) -> bool:
-    """JavaScript ``===``: identity for objects, value for primitives."""
-    if a is b:
-        return True
-    if isinstance(a, dict | list) or isinstance(b, dict | list):
-        return False
-    if isinstance(a, bool) or isinstance(b, bool):
-        return False
-    if _is_number(a) and _is_number(b):
-        return a == b
-    return type(a) is type(b) and a == b
-
-
-def _deep_equal(a: Any, b: Any) -> bool:
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_deep_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
-        return len(a) == len(b) and all(_deep_equal(x, y) for x, y in zip(a, b, strict=True))
-    return _same(a, b)
-
-
-def _type_name(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, list | tuple):
-        return "array"
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, int | float):
-        if not math.isfinite(v):
-            return "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
-        return "integer" if _is_integer(v) else "number"
-    if isinstance(v, str):
-        return "string"
-    return "object"
-
-
-def _matches_type(v: Any, t: Any) -> bool:
-    match t:
-        case "string":
-            return isinstance(v, str)
-        case "number":
-            return _is_number(v)
-        case "integer":
-            return _is_integer(v)
-        case "boolean":
-            return isinstance(v, bool)
-        case "null":
-            return v is None
-        case "array":
-            return isinstance(v, list | tuple)
-        case "object":
-            return isinstance(v, dict)
-        case _:
-            return False
-
-
-@lru_cache(maxsize=256)
-def _regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
-
-
-def _types(node: dict[str, Any]) -> list[Any]:
-    t = node.get("type")
-    if t is None:
-        return []
-    return list(t) if isinstance(t, list) else [t]
 
 
 # --- the schema -------------------------------------------------------------------------------------------------
@@ -191,16 +93,16 @@ class _Schema:
             return False
         if not isinstance(node, dict):
             raise ToolArgumentsError(f"A schema must be an object or a boolean, got {js_stringify(node)}")
-        types = _types(node)
-        if types and not any(_matches_type(v, t) for t in types):
+        types = schema_types(node)
+        if types and not any(matches_type(v, t) for t in types):
             return False
-        if isinstance(node.get("enum"), list) and not any(_deep_equal(v, e) for e in node["enum"]):
+        if isinstance(node.get("enum"), list) and not any(deep_equal(v, e) for e in node["enum"]):
             return False
-        if "const" in node and not _deep_equal(v, node["const"]):
+        if "const" in node and not deep_equal(v, node["const"]):
             return False
         if isinstance(v, str) and not self._string_ok(node, v):
             return False
-        if _is_number(v) and not self._number_ok(node, v):
+        if is_number(v) and not self._number_ok(node, v):
             return False
         if isinstance(v, dict) and not self._object_ok(node, v):
             return False
@@ -225,7 +127,7 @@ class _Schema:
             return False
         if isinstance(node.get("maxLength"), int) and len(v) > node["maxLength"]:
             return False
-        return not (isinstance(node.get("pattern"), str) and not _regex(node["pattern"]).search(v))
+        return not (isinstance(node.get("pattern"), str) and not cached_regex(node["pattern"]).search(v))
 
     def _number_problems(self, node: dict[str, Any], v: float) -> list[tuple[str, str]]:
         out = []
@@ -237,10 +139,10 @@ class _Schema:
         ]
         for key, fails, message in bounds:
             bound = node.get(key)
-            if _is_number(bound) and fails(bound):
+            if is_number(bound) and fails(bound):
                 out.append((key, message.format(js_number(bound))))
         divisor = node.get("multipleOf")
-        if _is_number(divisor) and not _is_multiple(v, divisor):
+        if is_number(divisor) and not is_multiple(v, divisor):
             out.append(("multipleOf", f"expected a multiple of {js_number(divisor)}"))
         return out
 
@@ -260,7 +162,7 @@ class _Schema:
         for key, value in v.items():
             matched = key in properties
             for pattern, sub in patterns.items():
-                if _regex(pattern).search(key):
+                if cached_regex(pattern).search(key):
                     matched = True
                     if not self.ok(sub, value):
                         return False
@@ -278,7 +180,7 @@ class _Schema:
         return True
 
     def _array_ok(self, node: dict[str, Any], v: list[Any] | tuple[Any, ...]) -> bool:
-        prefix, rest = _item_schemas(node)
+        prefix, rest = item_schemas(node)
         for i, item in enumerate(v):
             sub = prefix[i] if i < len(prefix) else rest
             if sub is not None and not self.ok(sub, item):
@@ -287,10 +189,10 @@ class _Schema:
             return False
         if isinstance(node.get("maxItems"), int) and len(v) > node["maxItems"]:
             return False
-        if node.get("uniqueItems") is True and not _unique(v):
+        if node.get("uniqueItems") is True and not all_unique(v):
             return False
         if "contains" in node:
-            low, high = _contains_bounds(node)
+            low, high = contains_bounds(node)
             count = sum(1 for item in v if self.ok(node["contains"], item))
             if not low <= count <= high:
                 return False
@@ -307,22 +209,22 @@ class _Schema:
         if not isinstance(node, dict) or self.ok(node, v):
             return
         start = len(out)
-        types = _types(node)
-        if types and not any(_matches_type(v, t) for t in types):
-            out.append((path, f"expected {' or '.join(str(t) for t in types)}, got {_type_name(v)}"))
+        types = schema_types(node)
+        if types and not any(matches_type(v, t) for t in types):
+            out.append((path, f"expected {' or '.join(str(t) for t in types)}, got {type_name(v)}"))
             return
-        if isinstance(node.get("enum"), list) and not any(_deep_equal(v, e) for e in node["enum"]):
-            out.append((path, f"expected one of {_list_values(node['enum'])}"))
-        if "const" in node and not _deep_equal(v, node["const"]):
+        if isinstance(node.get("enum"), list) and not any(deep_equal(v, e) for e in node["enum"]):
+            out.append((path, f"expected one of {list_values(node['enum'])}"))
+        if "const" in node and not deep_equal(v, node["const"]):
             out.append((path, f"expected {js_stringify(node['const'])}"))
         if isinstance(v, str):
             if isinstance(node.get("minLength"), int) and len(v) < node["minLength"]:
                 out.append((path, f"expected at least {node['minLength']} characters"))
             if isinstance(node.get("maxLength"), int) and len(v) > node["maxLength"]:
                 out.append((path, f"expected at most {node['maxLength']} characters"))
-            if isinstance(node.get("pattern"), str) and not _regex(node["pattern"]).search(v):
+            if isinstance(node.get("pattern"), str) and not cached_regex(node["pattern"]).search(v):
                 out.append((path, f"expected to match {node['pattern']}"))
-        if _is_number(v):
+        if is_number(v):
             out.extend((path, message) for _, message in self._number_problems(node, v))
         if isinstance(v, dict):
             self._walk_object(node, v, path, out)
@@ -352,35 +254,35 @@ class _Schema:
         properties = node.get("properties") if isinstance(node.get("properties"), dict) else {}
         for key in node.get("required") or ():
             if isinstance(key, str) and key not in v:
-                out.append((_pointer(path, key), "missing"))
+                out.append((json_pointer(path, key), "missing"))
         for key, sub in properties.items():
             if key in v:
-                self.walk(sub, v[key], _pointer(path, key), out)
+                self.walk(sub, v[key], json_pointer(path, key), out)
         patterns = node.get("patternProperties") if isinstance(node.get("patternProperties"), dict) else {}
         additional = node.get("additionalProperties")
         for key, value in v.items():
             matched = key in properties
             for pattern, sub in patterns.items():
-                if _regex(pattern).search(key):
+                if cached_regex(pattern).search(key):
                     matched = True
-                    self.walk(sub, value, _pointer(path, key), out)
+                    self.walk(sub, value, json_pointer(path, key), out)
             if not matched and additional is not None:
                 if additional is False:
-                    out.append((_pointer(path, key), "unknown field"))
+                    out.append((json_pointer(path, key), "unknown field"))
                 else:
-                    self.walk(additional, value, _pointer(path, key), out)
+                    self.walk(additional, value, json_pointer(path, key), out)
             if "propertyNames" in node and not self.ok(node["propertyNames"], key):
-                out.append((_pointer(path, key), "invalid property name"))
+                out.append((json_pointer(path, key), "invalid property name"))
         if isinstance(node.get("minProperties"), int) and len(v) < node["minProperties"]:
             out.append((path, f"expected at least {node['minProperties']} properties"))
         if isinstance(node.get("maxProperties"), int) and len(v) > node["maxProperties"]:
             out.append((path, f"expected at most {node['maxProperties']} properties"))
         for key, needed in (node.get("dependentRequired") or {}).items():
             if key in v:
-                out.extend((_pointer(path, r), f"required when {key} is present") for r in needed if r not in v)
+                out.extend((json_pointer(path, r), f"required when {key} is present") for r in needed if r not in v)
 
     def _walk_array(self, node: dict[str, Any], v: Any, path: str, out: list[tuple[str, str]]) -> None:
-        prefix, rest = _item_schemas(node)
+        prefix, rest = item_schemas(node)
         for i, item in enumerate(v):
             sub = prefix[i] if i < len(prefix) else rest
             if sub is not None:
@@ -389,13 +291,13 @@ class _Schema:
             out.append((path, f"expected at least {node['minItems']} items"))
         if isinstance(node.get("maxItems"), int) and len(v) > node["maxItems"]:
             out.append((path, f"expected at most {node['maxItems']} items"))
-        if node.get("uniqueItems") is True and not _unique(v):
+        if node.get("uniqueItems") is True and not all_unique(v):
             out.append((path, "expected unique items"))
         if "contains" in node:
-            low, high = _contains_bounds(node)
+            low, high = contains_bounds(node)
             count = sum(1 for item in v if self.ok(node["contains"], item))
             if not low <= count <= high:
-                out.append((path, _contains_message(low, high)))
+                out.append((path, contains_message(low, high)))
 
     def _walk_union(
         self, branches: list[Any], v: Any, path: str, out: list[tuple[str, str]], exactly_one: bool
@@ -409,9 +311,9 @@ class _Schema:
         tag = self._tag_of(branches)
         if tag is not None and isinstance(v, dict):
             key, values = tag
-            index = next((i for i, t in enumerate(values) if _same(t, v.get(key, _MISSING))), -1)
+            index = next((i for i, t in enumerate(values) if js_same(t, v.get(key, _MISSING))), -1)
             if index < 0:
-                out.append((_pointer(path, key), f"expected one of {_list_values(values)}"))
+                out.append((json_pointer(path, key), f"expected one of {list_values(values)}"))
             else:
                 self.walk(branches[index], v, path, out)
             return
@@ -468,7 +370,7 @@ class _Schema:
             return value
         if isinstance(value, list):
             return [
-                item if (sub := _item_schema_at(schema, i)) is None else self.drop_optional_nulls(item, sub)
+                item if (sub := item_schema_at(schema, i)) is None else self.drop_optional_nulls(item, sub)
                 for i, item in enumerate(value)
             ]
         if not isinstance(value, dict):
@@ -495,7 +397,7 @@ class _Schema:
             for key in value:
                 matched = key in properties
                 for pattern, sub in patterns.items():
-                    if _regex(pattern).search(key):
+                    if cached_regex(pattern).search(key):
                         matched = True
                         if key in out:
                             out[key] = self.drop_optional_nulls(out[key], sub)
@@ -509,13 +411,13 @@ class _Schema:
         if isinstance(node.get("$ref"), str):
             return self.convert(self.resolve(node["$ref"]), value, depth + 1)
         if "const" in node:
-            return _convert_literal(node["const"], value)
+            return convert_literal(node["const"], value)
         if isinstance(node.get("enum"), list):
-            if any(_same(member, value) for member in node["enum"]):
+            if any(js_same(member, value) for member in node["enum"]):
                 return value
             for member in node["enum"]:
-                candidate = _convert_literal(member, value)
-                if not _same(candidate, value) and self._passes(node, candidate) is True:
+                candidate = convert_literal(member, value)
+                if not js_same(candidate, value) and self._passes(node, candidate) is True:
                     return candidate
             return value
         for key in ("anyOf", "oneOf"):
@@ -527,16 +429,16 @@ class _Schema:
             return self._convert_members(node, value, depth)
         match node.get("type"):
             case "string":
-                return _or(_try_string(value), value)
+                return or_value(try_string(value), value)
             case "number":
-                return _or(_try_number(value), value)
+                return or_value(try_number(value), value)
             case "integer":
-                result = _try_number(value)
-                return value if result is None else _normal(math.trunc(result[0]))
+                result = try_number(value)
+                return value if result is None else normal_number(math.trunc(result[0]))
             case "boolean":
-                return _or(_try_boolean(value), value)
+                return or_value(try_boolean(value), value)
             case "null":
-                return _or(_try_null(value), value)
+                return or_value(try_null(value), value)
             case "array":
                 return self._convert_array(node, value, depth)
             case "object":
@@ -591,7 +493,7 @@ class _Schema:
             if matched:
                 item = self.convert(properties[key], item, depth + 1)
             for pattern, sub in patterns.items():
-                if _regex(pattern).search(key):
+                if cached_regex(pattern).search(key):
                     matched = True
                     item = self.convert(sub, item, depth + 1)
             if not matched and additional is not None:
@@ -608,19 +510,19 @@ class _Schema:
         for key in ("anyOf", "oneOf"):
             if isinstance(schema.get(key), list):
                 nxt = self._coerce_union(nxt, schema[key])
-        types = [t for t in _types(schema) if isinstance(t, str)]
-        union_member = len(types) > 1 and any(_matches_type(nxt, t) for t in types)
+        types = [t for t in schema_types(schema) if isinstance(t, str)]
+        union_member = len(types) > 1 and any(matches_type(nxt, t) for t in types)
         if types and not union_member:
             for t in types:
-                candidate = _coerce_primitive(nxt, t)
-                if not _same(candidate, nxt):
+                candidate = coerce_primitive(nxt, t)
+                if not js_same(candidate, nxt):
                     nxt = candidate
                     break
         if "object" in types and isinstance(nxt, dict):
             nxt = self._coerce_properties(nxt, schema)
         if "array" in types and isinstance(nxt, list):
             nxt = [
-                self.coerce_types(item, sub) if isinstance(sub := _item_schema_at(schema, i), dict) else item
+                self.coerce_types(item, sub) if isinstance(sub := item_schema_at(schema, i), dict) else item
                 for i, item in enumerate(nxt)
             ]
         return nxt
@@ -647,182 +549,12 @@ class _Schema:
         for key in value:
             matched = key in properties
             for pattern, sub in patterns.items():
-                if _regex(pattern).search(key):
+                if cached_regex(pattern).search(key):
                     matched = True
                     out[key] = self.coerce_types(out[key], sub)
             if not matched and additional is not None:
                 out[key] = self.coerce_types(value[key], additional)
         return out
-
-
-# --- helpers ----------------------------------------------------------------------------------------------------
-
-
-def _or(result: tuple[Any] | None, value: Any) -> Any:
-    return value if result is None else result[0]
-
-
-def _try_string(v: Any) -> tuple[Any] | None:
-    if isinstance(v, bool) or _is_number(v):
-        return (_js_string(v),)
-    if v is None:
-        return ("null",)
-    if isinstance(v, str):
-        return (v,)
-    return None
-
-
-def _try_number(v: Any) -> tuple[Any] | None:
-    if isinstance(v, bool):
-        return (1 if v else 0,)
-    if _is_number(v):
-        return (v,)
-    if v is None:
-        return (0,)
-    if not isinstance(v, str):
-        return None
-    n = _js_to_number(v)
-    if isinstance(n, int) or math.isfinite(n):
-        return (n,)
-    lower = v.lower()
-    if lower == "false":
-        return (0,)
-    if lower == "true":
-        return (1,)
-    if m := re.fullmatch(r"(-?(?:0|[1-9]\d*))(?:n|\.\d+)?", v):
-        big = int(m.group(1))
-        return (big,) if abs(big) <= 2**53 - 1 else None
-    return None
-
-
-def _try_boolean(v: Any) -> tuple[Any] | None:
-    if isinstance(v, bool):
-        return (v,)
-    if _is_number(v):
-        return (False,) if v == 0 else (True,) if v == 1 else None
-    if v is None:
-        return (False,)
-    if not isinstance(v, str):
-        return None
-    lower = v.lower()
-    if lower == "false" or v == "0":
-        return (False,)
-    if lower == "true" or v == "1":
-        return (True,)
-    return None
-
-
-def _try_null(v: Any) -> tuple[Any] | None:
-    if isinstance(v, bool):
-        return (None,) if v is False else None
-    if _is_number(v):
-        return (None,) if v == 0 else None
-    if v is None:
-        return (None,)
-    if not isinstance(v, str):
-        return None
-    return (None,) if v.lower() in ("undefined", "null") or v in ("", "0") else None
-
-
-def _convert_literal(literal: Any, value: Any) -> Any:
-    if _same(literal, value):
-        return value
-    if isinstance(literal, str):
-        result = _try_string(value)
-    elif isinstance(literal, bool):
-        result = _try_boolean(value)
-    elif _is_number(literal):
-        result = _try_number(value)
-    else:
-        result = None
-    return result[0] if result is not None and _same(result[0], literal) else value
-
-
-def _coerce_primitive(v: Any, t: str) -> Any:
-    if t in ("number", "integer"):
-        if v is None:
-            return 0
-        if isinstance(v, str) and v.strip() != "":
-            parsed = _js_to_number(v)
-            if _is_integer(parsed) if t == "integer" else _is_number(parsed):
-                return parsed
-        if isinstance(v, bool):
-            return 1 if v else 0
-        return v
-    if t == "boolean":
-        if v is None:
-            return False
-        if v == "true" or (_is_number(v) and v == 1):
-            return True
-        if v == "false" or (_is_number(v) and v == 0):
-            return False
-        return v
-    if t == "string":
-        if v is None:
-            return ""
-        if isinstance(v, bool) or _is_number(v):
-            return _js_string(v)
-        return v
-    if t == "null":
-        return None if v == "" or v is False or (_is_number(v) and v == 0) else v
-    return v
-
-
-def _item_schemas(node: dict[str, Any]) -> tuple[list[Any], Any]:
-    if isinstance(node.get("items"), list):
-        return node["items"], node.get("additionalItems")
-    prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else []
-    return prefix, node.get("items")
-
-
-def _item_schema_at(schema: dict[str, Any], index: int) -> Any:
-    if isinstance(schema.get("items"), list):
-        items = schema["items"]
-        return items[index] if index < len(items) else None
-    prefix = schema.get("prefixItems")
-    if isinstance(prefix, list) and index < len(prefix):
-        return prefix[index]
-    return schema.get("items")
-
-
-def _unique(v: Any) -> bool:
-    return all(not _deep_equal(v[i], v[j]) for i in range(1, len(v)) for j in range(i))
-
-
-def _contains_bounds(node: dict[str, Any]) -> tuple[float, float]:
-    low = node["minContains"] if isinstance(node.get("minContains"), int) else 1
-    high = node["maxContains"] if isinstance(node.get("maxContains"), int) else math.inf
-    return low, high
-
-
-def _contains_message(low: float, high: float) -> str:
-    if high == math.inf:
-        return f"expected at least {low} matching {'item' if low == 1 else 'items'}"
-    if low == 0:
-        return f"expected at most {high} matching {'item' if high == 1 else 'items'}"
-    return f"expected between {low} and {high} matching items"
-
-
-def _is_multiple(v: float, d: float) -> bool:
-    if d == 0:
-        return False
-    q = v / d
-    if math.isfinite(q) and float(q).is_integer():
-        return True
-    from decimal import Decimal
-
-    return Decimal(repr(v)) % Decimal(repr(d)) == 0
-
-
-def _list_values(values: list[Any]) -> str:
-    if len(values) <= 20:
-        return js_stringify(values)
-    listed = js_stringify(values[:20])
-    return f"{listed[:-1]}, ... and {len(values) - 20} more]"
-
-
-def _pointer(path: str, key: str) -> str:
-    return f"{path}/{str(key).replace('~', '~0').replace('/', '~1')}"
 
 
 def format_validation_path(pointer: str) -> str:

@@ -222,3 +222,30 @@ async def test_transform_context_and_convert_to_llm_shape_the_request() -> None:
     assert seen == [["system", "user", "user"]]
     assert [m.role for m in h.faux.requests[0].context.messages] == ["user", "user"]
     assert [m.role for m in h.agent.state.messages] == ["system", "user", "assistant"]
+
+
+async def test_run_tool_call_applies_the_same_steps_without_events() -> None:
+    from pinb.agent import AgentContext, run_tool_call
+
+    call = faux_tool_call("word_count", {"text": "a b c"}, id="n1")
+    assistant = faux_assistant_message([call], stop_reason="toolUse")
+    context = AgentContext(messages=[], tools=[])
+    updates: list[Any] = []
+    ok = await run_tool_call(
+        assistant.content[0],
+        tools=[word_count_tool()],
+        assistant_message=assistant,
+        context=context,
+        on_update=updates.append,
+    )
+    assert (ok.is_error, ok.result.details) == (False, {"words": 3})
+    blocked = await run_tool_call(
+        assistant.content[0],
+        tools=[word_count_tool()],
+        assistant_message=assistant,
+        context=context,
+        before_tool_call=lambda ctx, signal: {"block": True, "reason": "nested call blocked"},
+    )
+    assert (blocked.is_error, blocked.result.content[0].text) == (True, "nested call blocked")
+    missing = await run_tool_call(assistant.content[0], tools=[], assistant_message=assistant, context=context)
+    assert missing.result.content[0].text == "Tool word_count not found"

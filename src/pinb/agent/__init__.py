@@ -11,7 +11,7 @@ from pinb.agent.agent import (
 )
 from pinb.agent.listeners import ListenerSet
 from pinb.agent.loop import run_agent_loop, run_agent_loop_continue
-from pinb.agent.tool_execution import OPERATION_ABORTED
+from pinb.agent.tool_execution import OPERATION_ABORTED, Finalized, run_tool_call
 from pinb.agent.transcript_state import IncrementalConverter, ToolLedger, default_convert_to_llm, keep_llm_message
 from pinb.agent.types import (
     AfterToolCallContext,
@@ -74,6 +74,7 @@ __all__ = [
     "AgentTurnDecision",
     "BeforeToolCallContext",
     "BeforeToolCallResult",
+    "Finalized",
     "IncrementalConverter",
     "ListenerSet",
     "MessageEndEvent",
@@ -95,5 +96,6 @@ __all__ = [
     "keep_llm_message",
     "run_agent_loop",
     "run_agent_loop_continue",
+    "run_tool_call",
     "text_result",
 ]

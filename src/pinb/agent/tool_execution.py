@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +35,7 @@ from pinb.agent.types import (
     resolve,
 )
 from pinb.ai.abort import AbortSignal
-from pinb.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, tool_calls_of
+from pinb.ai.types import AssistantMessage, Model, TextContent, ToolCall, ToolResultMessage, tool_calls_of
 from pinb.ai.validation import validate_tool_arguments
 
 Emit = Callable[[Any], Awaitable[None]]
@@ -45,7 +45,7 @@ OPERATION_ABORTED = "Operation aborted"
 
 @dataclass(frozen=True)
 class Finalized:
-    """A tool call's final outcome after hooks."""
+    """A tool call's final outcome after hooks (Pi's ``AgentToolCallOutcome``)."""
 
     tool_call: ToolCall
     result: AgentToolResult
@@ -218,11 +218,12 @@ async def _prepare(
     call: ToolCall,
     config: AgentLoopConfig,
     signal: AbortSignal | None,
+    tools: Sequence[AgentTool] | None = None,
 ) -> Finalized | _Prepared:
     # Once aborted, skip preparation and the hooks; the call still gets a result.
     if signal is not None and signal.aborted:
         return Finalized(call, error_result(OPERATION_ABORTED), True)
-    tool = next((t for t in context.tools if t.name == call.name), None)
+    tool = next((t for t in (context.tools if tools is None else tools) if t.name == call.name), None)
     if tool is None:
         return Finalized(call, error_result(f"Tool {call.name} not found"), True)
     try:
@@ -247,6 +248,46 @@ async def _prepare(
         return _Prepared(call, tool, args)
     except Exception as error:
         return Finalized(call, error_result(error_text(error)), True)
+
+
+async def run_tool_call(
+    tool_call: ToolCall,
+    *,
+    tools: Sequence[AgentTool],
+    assistant_message: AssistantMessage,
+    context: AgentContext,
+    signal: AbortSignal | None = None,
+    on_update: Callable[[Any], Any] | None = None,
+    before_tool_call: Any = None,
+    after_tool_call: Any = None,
+) -> Finalized:
+    """Run one call through the model-issued steps (prepare, validate, hooks, execute), emitting nothing.
+
+    Pi's ``runToolCall``, for tools that call other tools so the same hooks apply. Never raises for tool
+    failures: an aborted signal, an unknown tool, invalid arguments, a block or an exception come back as
+    ``is_error``.
+    """
+    hooks = AgentLoopConfig(
+        model=assistant_message_model(assistant_message),
+        convert_to_llm=list,
+        before_tool_call=before_tool_call,
+        after_tool_call=after_tool_call,
+    )
+    preparation = await _prepare(context, assistant_message, tool_call, hooks, signal, tools)
+    if isinstance(preparation, Finalized):
+        return preparation
+
+    async def sink(partial: Any) -> None:
+        if on_update is not None:
+            await resolve(on_update(partial))
+
+    executed = await _execute(preparation, signal, sink)
+    return await _finalize(context, assistant_message, preparation, executed, hooks, signal)
+
+
+def assistant_message_model(message: AssistantMessage) -> Model:
+    """A placeholder model naming the assistant message's provider (hooks do not read it)."""
+    return Model(id=message.model, name=message.model, api=message.api, provider=message.provider)
 
 
 def _update_sink(call: ToolCall, emit: Emit) -> Callable[[Any], Awaitable[None]]:

@@ -371,3 +371,12 @@ def test_default_model_and_custom_model() -> None:
     assert agent.state.model.id == "unknown"
     model = Model(id="m", name="m", api="faux", provider="faux")
     assert Agent(stream_fn=FauxProvider().stream, initial_state={"model": model}).state.model is model
+
+
+async def test_a_listener_may_take_just_the_event() -> None:
+    h = AgentHarness([faux_assistant_message("a")])
+    types: list[str] = []
+    h.agent.subscribe(lambda event: types.append(event.type))
+    await h.prompt("go")
+    assert types[0] == "agent_start" and types[-1] == "agent_end"
+    assert h.log[-1] == "agent_end [user,assistant]"

@@ -7,6 +7,7 @@ that is already present changes nothing.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -14,11 +15,23 @@ from pinb.agent.types import resolve
 
 
 class _Entry:
-    __slots__ = ("alive", "listener")
+    __slots__ = ("alive", "arity", "listener")
 
     def __init__(self, listener: Callable[..., Any]) -> None:
         self.listener = listener
         self.alive = True
+        # JavaScript ignores extra arguments: a listener written as (event) gets just the event.
+        self.arity = _positional_arity(listener)
+
+
+def _positional_arity(fn: Callable[..., Any]) -> int | None:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+        return None
+    return sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
 
 
 class ListenerSet:
@@ -64,7 +77,8 @@ class ListenerSet:
                 entry = entries[i]
                 i += 1
                 if entry.alive:
-                    await resolve(entry.listener(*args))
+                    call_args = args if entry.arity is None or entry.arity >= len(args) else args[: entry.arity]
+                    await resolve(entry.listener(*call_args))
         finally:
             self._dispatching -= 1
             self._compact()

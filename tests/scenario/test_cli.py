@@ -188,3 +188,33 @@ def test_conform_prints_a_table_and_exits_1_on_an_unexplained_difference(
     assert main(["scenario", "conform", "--corpus", str(folder)]) == 0
     out = capsys.readouterr().out
     assert "known" in out and "a justified reason" in out
+
+
+def test_run_writes_the_trace_to_stdout_or_atomically_to_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario = _write(tmp_path, GOOD)
+    assert main(["scenario", "run", str(scenario), "--backend", "standin"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.splitlines()[0].startswith('{"seq":1,"source":"meta","type":"scenario","id":"cli-ok"')
+    out = tmp_path / "trace.jsonl"
+    assert main(["scenario", "run", str(scenario), "--backend", "standin", "-o", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == printed
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json", "trace.jsonl"]  # no temporary left behind
+
+
+def test_diff_against_a_bridge_that_answers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fake_reference: Any
+) -> None:
+    from pinb.scenario.model import parse_scenario
+    from pinb.scenario.standin import run_on_standin
+
+    scenario = _write(tmp_path, GOOD)
+    same = dumps_jsonl(run_on_standin(parse_scenario(GOOD)))
+    fake_reference.run_on_pi = lambda path, version: same
+    assert main(["scenario", "diff", str(scenario)]) == 0
+    assert capsys.readouterr().out.startswith("conforms")
+    fake_reference.run_on_pi = lambda path, version: same.replace('"text":"hello"', '"text":"bye"')
+    assert main(["scenario", "diff", str(scenario)]) == 1
+    assert '+ pi@1.6.0 : {"source":"agent","type":"message_end"' in capsys.readouterr().out
+    assert main(["scenario", "diff", str(scenario), "--loose"]) == 0  # the loose projection ignores text

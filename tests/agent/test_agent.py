@@ -380,3 +380,26 @@ async def test_a_listener_may_take_just_the_event() -> None:
     await h.prompt("go")
     assert types[0] == "agent_start" and types[-1] == "agent_end"
     assert h.log[-1] == "agent_end [user,assistant]"
+
+
+async def test_a_listener_failing_on_agent_end_still_gets_the_failure_events() -> None:
+    h = AgentHarness([faux_assistant_message("r1"), faux_assistant_message("r2")])
+    failed = False
+
+    def fail_once(harness: AgentHarness) -> None:
+        nonlocal failed
+        if not failed:
+            failed = True
+            raise RuntimeError("end listener failed")
+
+    h.on("agent_end", 1, fail_once)
+    await h.prompt("go")
+    assert h.log[-5:] == [
+        "agent_end [user,assistant]",
+        "message_start assistant/error",
+        "message_end assistant/error err=end listener failed",
+        "turn_end assistant/error err=end listener failed results=0",
+        "agent_end [assistant]",
+    ]
+    await h.prompt("again")
+    assert [m.role for m in h.agent.state.messages] == ["user", "assistant", "assistant", "user", "assistant"]

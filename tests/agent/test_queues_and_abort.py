@@ -207,3 +207,54 @@ async def test_abort_when_idle_does_nothing_and_signal_is_per_run() -> None:
     assert len({id(s) for s in signals}) == 2
     assert not any(s.aborted for s in signals)
     assert h.log[-1] == "agent_end [user,assistant]"
+
+
+def user_lines(h: AgentHarness) -> list[str]:
+    return [line.split(" ", 2)[2] for line in h.log if line.startswith("message_end user")]
+
+
+async def test_steering_queued_while_idle_joins_the_first_request() -> None:
+    h = AgentHarness([faux_assistant_message(f"r{i}") for i in range(1, 5)])
+    h.agent.steer("early1")
+    h.agent.steer("early2")
+    h.agent.follow_up("f")
+    await h.prompt("go")
+    assert h.log[:7] == [
+        "agent_start",
+        "turn_start",
+        'message_start user "go"',
+        'message_end user "go"',
+        'message_start user "early1"',
+        'message_end user "early1"',
+        "message_start assistant/pending",
+    ]
+    assert user_lines(h) == ['"go"', '"early1"', '"early2"', '"f"']
+    assert h.types().count("turn_start") == 3
+
+
+async def test_continue_from_an_assistant_message_drains_steering_first() -> None:
+    h = AgentHarness([faux_assistant_message(f"r{i}") for i in range(1, 6)])
+    await h.prompt("go")
+    h.agent.steer("s1")
+    h.agent.steer("s2")
+    h.agent.follow_up("f1")
+    await h.agent.continue_()
+    # The first steering message starts the run; the initial poll is skipped so s2 waits for the next turn.
+    assert user_lines(h) == ['"go"', '"s1"', '"s2"', '"f1"']
+    assert h.log[-1] == "agent_end [user,assistant,user,assistant,user,assistant]"
+    assert h.types().count("turn_start") == 4
+
+
+async def test_continue_with_steering_all_takes_every_queued_message() -> None:
+    h = AgentHarness([faux_assistant_message(f"r{i}") for i in range(1, 4)], steering_mode="all")
+    await h.prompt("go")
+    h.agent.steer("s1")
+    h.agent.steer("s2")
+    await h.agent.continue_()
+    assert h.log[-8:-4] == [
+        'message_start user "s1"',
+        'message_end user "s1"',
+        'message_start user "s2"',
+        'message_end user "s2"',
+    ]
+    assert h.faux.pending_response_count == 1

@@ -13,7 +13,7 @@ from pinb.ai import message_text
 from pinb.ai.faux import faux_assistant_message, faux_tool_call
 from pinb.ai.transcript import get_current_tools
 from pinb.app.extensions import ExtensionAPI
-from pinb.errors import AgentBusyError
+from pinb.errors import AgentBusyError, UsageError
 
 BUSY = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
 
@@ -230,4 +230,44 @@ async def test_extension_failing_to_load_is_reported_and_the_rest_load() -> None
     assert log == ["fine"]
     assert [(e.path, e.error) for e in session.extension_load_errors] == [
         ("broken", "Failed to load extension: cannot start")
+    ]
+
+
+async def test_commands_run_at_once_and_cannot_be_queued() -> None:
+    ran: list[str] = []
+
+    def ext(pi: ExtensionAPI) -> None:
+        pi.register_command("deploy", handler=lambda args, ctx: ran.append(args))
+        pi.register_command("boom", handler=lambda args, ctx: 1 / 0)
+
+    session, faux = await make_session([], ("x", ext))
+    await session.prompt("/deploy staging now")
+    await session.prompt("/boom")
+    assert ran == ["staging now"] and faux.requests == []
+    assert [(e.extension_path, e.event, e.error) for e in session.extension_errors] == [
+        ("command:boom", "command", "division by zero")
+    ]
+    with pytest.raises(UsageError, match='Extension command "/deploy" cannot be queued'):
+        await session.steer("/deploy later")
+
+
+async def test_thinking_level_and_session_name_changes_are_recorded_and_announced() -> None:
+    seen: list[Any] = []
+
+    def ext(pi: ExtensionAPI) -> None:
+        pi.on("thinking_level_select", lambda e, c: seen.append((e.previous_level, e.level)))
+        pi.on("session_info_changed", lambda e, c: seen.append(e.name))
+        pi.on("agent_start", lambda e, c: (pi.set_thinking_level("high"), pi.set_session_name("  demo\nrun ")))
+
+    session, _ = await make_session([faux_assistant_message("ok")], ("x", ext))
+    events: list[str] = []
+    session.subscribe(lambda e: events.append(e.type))
+    await session.prompt("hi")
+    assert seen == [("off", "high"), "demo run"]
+    assert "thinking_level_changed" in events and "session_info_changed" in events
+    assert session.session_manager.get_session_name() == "demo run"
+    assert [e.type for e in session.session_manager.get_entries()][:3] == [
+        "model_change",
+        "thinking_level_change",
+        "thinking_level_change",
     ]

@@ -93,6 +93,13 @@ class AgentSettledEvent(PiRecord):
     aborted: bool
 
 
+class ThinkingLevelChangedEvent(PiRecord):
+    """The thinking level changed."""
+
+    type: Literal["thinking_level_changed"] = "thinking_level_changed"
+    level: str
+
+
 class _Deferred:
     """An awaitable that creates its coroutine only when awaited (so not awaiting it is harmless)."""
 
@@ -274,14 +281,14 @@ class AgentSession(AgentWiringMixin, UserCommandsMixin, SettlementMixin):
         runtime.send_message = send_message
         runtime.send_user_message = send_user_message
         runtime.append_entry = self.append_entry
-        runtime.set_session_name = lambda name: self.session_manager.append_session_info(name)
+        runtime.set_session_name = self.set_session_name
         runtime.get_session_name = self.session_manager.get_session_name
         runtime.set_label = lambda entry_id, label: self.session_manager.append_label_change(entry_id, label)
         runtime.get_active_tools = self.get_active_tool_names
         runtime.get_all_tools = self.get_all_tools
         runtime.set_active_tools = self.set_active_tools_by_name
         runtime.get_thinking_level = lambda: self.agent.state.thinking_level
-        runtime.set_thinking_level = self._set_thinking_level
+        runtime.set_thinking_level = self.set_thinking_level
         runner.bind_core(
             ContextActions(
                 get_model=lambda: self.agent.state.model,
@@ -290,6 +297,7 @@ class AgentSession(AgentWiringMixin, UserCommandsMixin, SettlementMixin):
                 abort=lambda: self._spawn(self.abort()),
                 has_pending_messages=lambda: self.pending_message_count > 0,
                 get_system_prompt=lambda: self.system_prompt,
+                wait_for_idle=self.wait_for_idle,
             )
         )
 
@@ -300,10 +308,21 @@ class AgentSession(AgentWiringMixin, UserCommandsMixin, SettlementMixin):
         except Exception as error:
             self.extension_runner.emit_error(ExtensionErrorRecord("<runtime>", event, str(error)))
 
-    def _set_thinking_level(self, level: str) -> None:
-        if level != self.agent.state.thinking_level:
-            self.agent.state.thinking_level = level
+    def set_thinking_level(self, level: str) -> None:
+        """Set the thinking level; a change is recorded and announced (``thinking_level_select`` to extensions)."""
+        previous = self.agent.state.thinking_level
+        self.agent.state.thinking_level = level
+        if level != previous:
             self.session_manager.append_thinking_level_change(level)
+            self._emit(ThinkingLevelChangedEvent(level=level))
+            self._spawn(self.extension_runner.emit(ev.ThinkingLevelSelectEvent(level=level, previous_level=previous)))
+
+    def set_session_name(self, name: str) -> None:
+        """Name the session (a ``session_info`` entry) and announce it to listeners and extensions."""
+        self.session_manager.append_session_info(name)
+        event = ev.SessionInfoChangedEvent(name=self.session_manager.get_session_name())
+        self._emit(event)
+        self._spawn(self.extension_runner.emit(event))
 
     def _entry_appended(self, entry: Any) -> None:
         self._emit(EntryAppendedEvent(entry=entry))
@@ -344,6 +363,8 @@ class AgentSession(AgentWiringMixin, UserCommandsMixin, SettlementMixin):
                 lambda: self.prompt(text, images=images, streaming_behavior=streaming_behavior, source=source)
             )
             return
+        if text.startswith("/") and await self._try_execute_command(text):
+            return
         if self._is_compacting:
             raise UsageError(COMPACTING_ERROR)
         behavior = "followUp" if streaming_behavior == "follow_up" else streaming_behavior
@@ -373,7 +394,31 @@ class AgentSession(AgentWiringMixin, UserCommandsMixin, SettlementMixin):
         """Queue a follow-up message: delivered when the agent would otherwise stop."""
         return await self._queue_user_input(text, images, "followUp", source)
 
+    def _command_of(self, text: str) -> tuple[Any, str, str]:
+        space = text.find(" ")
+        name = text[1:] if space == -1 else text[1:space]
+        args = "" if space == -1 else text[space + 1 :]
+        return self.extension_runner.get_command(name), name, args
+
+    async def _try_execute_command(self, text: str) -> bool:
+        """Run a registered ``/command`` at once, even while streaming; its errors are reported, not raised."""
+        command, name, args = self._command_of(text)
+        if command is None:
+            return False
+        try:
+            outcome = command.handler(args, self.extension_runner.create_context())
+            if inspect.isawaitable(outcome):
+                await outcome
+        except Exception as error:
+            self.extension_runner.emit_error(ExtensionErrorRecord(f"command:{name}", "command", str(error)))
+        return True
+
     async def _queue_user_input(self, text: str, images: Any, behavior: StreamingBehavior, source: str) -> str:
+        if text.startswith("/") and self._command_of(text)[0] is not None:
+            name = self._command_of(text)[1]
+            raise UsageError(
+                f'Extension command "/{name}" cannot be queued. Use prompt() or execute the command when not streaming.'
+            )
         processed = await self._run_input_handlers(text, images, source, behavior if self.is_streaming else None)
         if processed is None:
             return "handled"

@@ -46,12 +46,23 @@ class RegisteredTool:
 
 
 @dataclass
+class RegisteredCommand:
+    """A ``/name`` command: ``handler(args, ctx)``, sync or async."""
+
+    name: str
+    handler: Callable[..., Any]
+    description: str | None = None
+    extension_path: str = "<inline>"
+
+
+@dataclass
 class Extension:
-    """One loaded extension: its path (pinb: its name), handlers per event in registration order, tools."""
+    """One loaded extension: its path (pinb: its name), handlers per event in registration order, tools, commands."""
 
     path: str
     handlers: dict[str, list[Callable[..., Any]]] = field(default_factory=dict)
     tools: dict[str, RegisteredTool] = field(default_factory=dict)
+    commands: dict[str, RegisteredCommand] = field(default_factory=dict)
 
 
 def _not_initialized(*_args: Any, **_kwargs: Any) -> Any:
@@ -305,6 +316,20 @@ class ExtensionAPI:
             extension_path=self._extension.path,
         )
         self._runtime.refresh_tools()
+
+    def register_command(self, name: str, *, handler: Callable[..., Any], description: str | None = None) -> None:
+        """Register ``/name``: a prompt starting with it runs ``handler(args, ctx)`` instead of the model."""
+        self._runtime.assert_active()
+        if not isinstance(name, str) or not name:
+            raise ExtensionError(
+                f'Command registered by extension "{self._extension.path}" must have a non-empty string name. '
+                'Use pi.registerCommand("name", { description, handler }).'
+            )
+        if not callable(handler):
+            raise ExtensionError(
+                f'Command "/{name}" registered by extension "{self._extension.path}" must define handler().'
+            )
+        self._extension.commands[name] = RegisteredCommand(name, handler, description, self._extension.path)
 
     # --- actions (delegated to the bound session) ---
 

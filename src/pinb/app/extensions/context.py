@@ -97,6 +97,13 @@ class ExtensionContext:
         self._runner.assert_active()
         self._runner.actions.compact(options)
 
+    async def wait_for_idle(self) -> None:
+        """Wait until the session is idle (Pi gives this to command contexts)."""
+        self._runner.assert_active()
+        waiter = self._runner.actions.wait_for_idle
+        if waiter is not None:
+            await waiter()
+
     def get_system_prompt(self) -> str:
         self._runner.assert_active()
         override = self._overrides.get("get_system_prompt")

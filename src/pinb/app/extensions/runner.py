@@ -109,6 +109,7 @@ class ContextActions:
     get_context_usage: Callable[[], Any] = lambda: None
     compact: Callable[[Any], None] = lambda _options: None
     get_system_prompt: Callable[[], str] = lambda: ""
+    wait_for_idle: Callable[[], Awaitable[None]] | None = None
 
 
 @dataclass(frozen=True)
@@ -231,6 +232,26 @@ class ExtensionRunner:
         self.emit_error(ExtensionErrorRecord(ext.path, event_type, f"{prefix}{error}", _stack(error)))
 
     # --- dispatch helpers ---
+
+    def get_command(self, name: str) -> Any:
+        """The command invoked as ``/name``; a name several extensions register is ``name:1``, ``name:2``, ..."""
+        commands = [command for ext in self.extensions for command in ext.commands.values()]
+        counts: dict[str, int] = {}
+        for command in commands:
+            counts[command.name] = counts.get(command.name, 0) + 1
+        seen: dict[str, int] = {}
+        taken: set[str] = set()
+        for command in commands:
+            occurrence = seen[command.name] = seen.get(command.name, 0) + 1
+            invocation = f"{command.name}:{occurrence}" if counts[command.name] > 1 else command.name
+            suffix = occurrence
+            while invocation in taken:
+                suffix += 1
+                invocation = f"{command.name}:{suffix}"
+            taken.add(invocation)
+            if invocation == name:
+                return command
+        return None
 
     def has_handlers(self, event_type: str) -> bool:
         return any(ext.handlers.get(event_type) for ext in self.extensions)

@@ -10,8 +10,6 @@ from pinb.ai import CustomMessage, TextContent, message_text
 from pinb.ai.faux import faux_assistant_message, faux_tool_call
 from pinb.app.extensions import ExtensionAPI
 
-BUSY = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
-
 
 def push(command: str = "git status") -> list[Any]:
     return [
@@ -208,3 +206,13 @@ async def test_handlers_get_ctx_with_ui_mode_and_session_manager() -> None:
     session, _ = await make_session([faux_assistant_message("ok")], ("x", ext), mode="json")
     await session.prompt("hi")
     assert seen == {"has_ui": False, "mode": "json", "idle": False, "sm": session.session_manager}
+
+
+async def test_pi_shaped_dict_results_become_pinb_models() -> None:
+    def ext(pi: ExtensionAPI) -> None:
+        pi.on("tool_result", lambda e, c: {"content": [{"type": "text", "text": "from a dict"}]})
+
+    session, _ = await make_session(push(), ("x", ext))
+    await session.prompt("go")
+    result = tool_result(session)
+    assert isinstance(result.content[0], TextContent) and message_text(result) == "from a dict"

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from pinb.ai.types import AnyMessage, UserContent
 from pinb.app.extensions._model import PiModel
 
 # --- boundary drafts (turn_end / agent_before_settle) ---------------------------------------------------------------
@@ -29,7 +30,7 @@ class CustomMessageEntryDraft(PiModel):
 
     type: Literal["custom_message"] = "custom_message"
     custom_type: str
-    content: str | tuple[Any, ...]
+    content: str | tuple[UserContent, ...]
     display: bool
     details: Any = None
 
@@ -103,7 +104,7 @@ class CustomMessageInput(PiModel):
     """The custom message a ``before_agent_start`` handler injects."""
 
     custom_type: str
-    content: str | tuple[Any, ...] | None = None
+    content: str | tuple[UserContent, ...] | None = None
     display: bool = False
     details: Any = None
 
@@ -119,7 +120,8 @@ class BeforeAgentStartEventResult(PiModel):
 class ContextEventResult(PiModel):
     """A replacement message list for the request (``context`` and ``context_with_system``)."""
 
-    messages: list[Any] | None = None
+    #: Messages as pinb.ai models (Pi-shaped dicts are validated into them).
+    messages: list[AnyMessage | Any] | None = None
 
 
 class ToolCallEventResult(PiModel):
@@ -135,7 +137,7 @@ class ToolCallEventResult(PiModel):
 class ToolResultEventResult(PiModel):
     """Field patches; omitted fields stay. Replacing ``content`` without ``structured_content`` drops the latter."""
 
-    content: tuple[Any, ...] | None = None
+    content: tuple[UserContent, ...] | None = None
     details: Any = None
     structured_content: Any = None
     is_error: bool | None = None

@@ -9,11 +9,14 @@ from its outputs, and commit the run record next to it.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import nbformat
 import papermill
@@ -32,6 +35,8 @@ from pinb.kit.store import RunStore, StoredRun
 #: A notebook that declares this parameter gets a folder for its own artefacts (traces...), hashed into the record.
 ARTIFACTS_PARAMETER = "artifacts_dir"
 ARTIFACTS_DIR = "artifacts"
+#: The kernel process's own stdout and stderr.
+KERNEL_LOG = "kernel.log"
 
 
 @dataclass(frozen=True)
@@ -128,7 +133,7 @@ def _execute(request: ExecutionRequest, parameters: dict[str, Any], output: Path
                 log_output=False,
                 cwd=str(request.notebook.parent),
                 timeout_func=cell_timeout,
-                kernel_manager_class=_tracking_kernel_manager(kernels),
+                kernel_manager_class=_tracking_kernel_manager(kernels, log),
             )
             outcome["error"] = None
         except BaseException as exc:  # reported by the calling thread
@@ -136,17 +141,18 @@ def _execute(request: ExecutionRequest, parameters: dict[str, Any], output: Path
 
     worker = threading.Thread(target=work, name=f"pinb-{request.chapter}", daemon=True)
     stopped: str | None = None
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(0.1)
-            if request.timeout and stopped is None and time.monotonic() - began > request.timeout + 2:
-                stopped = "timeout"  # a hung kernel start or a cell ignoring its own timeout
-                _kill(kernels)
-    except KeyboardInterrupt:
-        stopped = "interrupted"
-        _kill(kernels)
-        _join_patiently(worker)
+    with open(output.parent / KERNEL_LOG, "wb") as log, _papermill_log_to(log):
+        worker.start()
+        try:
+            while worker.is_alive():
+                worker.join(0.1)
+                if request.timeout and stopped is None and time.monotonic() - began > request.timeout + 2:
+                    stopped = "timeout"  # a hung kernel start or a cell ignoring its own timeout
+                    _kill(kernels)
+        except KeyboardInterrupt:
+            stopped = "interrupted"
+            _kill(kernels)
+            _join_patiently(worker)
     error = outcome.get("error")
     if stopped == "interrupted":
         return "interrupted", "interrupted (Ctrl-C)"
@@ -169,13 +175,41 @@ def _execute(request: ExecutionRequest, parameters: dict[str, Any], output: Path
             return "error", f"{type(error).__name__}: {_one_line(error)}"
 
 
-def _tracking_kernel_manager(kernels: list[AsyncKernelManager]) -> type[AsyncKernelManager]:
+def _tracking_kernel_manager(kernels: list[AsyncKernelManager], log: IO[bytes]) -> type[AsyncKernelManager]:
+    """A kernel manager that lets the calling thread find the kernel process, and keeps the kernel's own
+    stdout/stderr (start-up warnings, a crash's last words) in the run folder instead of the user's terminal."""
+
     class TrackingKernelManager(AsyncKernelManager):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             kernels.append(self)
 
+        async def start_kernel(self, **kwargs: Any) -> None:  # type: ignore[override]
+            kwargs.setdefault("stdout", log)
+            kwargs.setdefault("stderr", log)
+            await super().start_kernel(**kwargs)
+
     return TrackingKernelManager
+
+
+@contextmanager
+def _papermill_log_to(log: IO[bytes]) -> Iterator[None]:
+    """papermill and nbclient log through the `papermill` logger; their lines belong with the kernel's."""
+
+    class Handler(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            log.write(f"[{record.levelname}] {record.getMessage()}\n".encode())
+            log.flush()
+
+    logger = logging.getLogger("papermill")
+    handler, propagate = Handler(logging.INFO), logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
 
 
 def _kill(kernels: list[AsyncKernelManager]) -> None:
@@ -238,6 +272,8 @@ def _bind_backend(outcome: ClaimOutcome, backend: str) -> ClaimOutcome:
 
 def _artifacts(run_dir: Path) -> tuple[Artifact, ...]:
     found = [Artifact(path=EXECUTED_NOTEBOOK, sha256=sha256_file(run_dir / EXECUTED_NOTEBOOK), kind="notebook")]
+    if (run_dir / KERNEL_LOG).is_file():
+        found.append(Artifact(path=KERNEL_LOG, sha256=sha256_file(run_dir / KERNEL_LOG), kind="file"))
     extra = run_dir / ARTIFACTS_DIR
     if extra.is_dir():
         for item in sorted(p for p in extra.rglob("*") if p.is_file()):

@@ -251,7 +251,10 @@ class SettlementMixin:
     async def _run_before_settle_boundary(self) -> bool:
         runner = self.extension_runner
         if not runner.has_handlers("agent_before_settle"):
-            return self.agent.has_queued_messages()
+            queued = self.agent.has_queued_messages()
+            if queued:
+                self.continuations.append(ContinuationRecord("queued", self._settlements))
+            return queued
         self._is_before_settle = True
         self._abort_during_before_settle = False
         try:

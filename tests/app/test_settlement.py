@@ -277,3 +277,15 @@ async def test_tool_results_are_in_turn_end_entry_ids() -> None:
     assert session.session_manager.get_entry(first.message_entry_id).message is first.message
     [result_id] = first.tool_result_entry_ids
     assert session.session_manager.get_entry(result_id).message.role == "toolResult"
+
+
+async def test_turn_end_continue_after_tool_results_adds_no_extra_request() -> None:
+    responses = [
+        faux_assistant_message(faux_tool_call("bash", {"command": "ls"}), stop_reason="toolUse"),
+        faux_assistant_message("done"),
+    ]
+    session, faux, _ = await recorded(responses, ("turn_end", "t", once({"continue": True})), tools=[bash_tool()])
+    await session.prompt("go")
+    assert len(faux.requests) == 2
+    faux.assert_complete()
+    assert [c.boundary for c in session.continuations] == ["turn_end"]

@@ -43,7 +43,10 @@ TURN_END_ENTRY_MISSING = "turn_end could not resolve the persisted assistant ent
 
 @dataclass(frozen=True)
 class ContinuationRecord:
-    """One continuation the session started on its own after a prompt, in order.
+    """One continuation a boundary requested (or queued work caused) after a prompt, in order.
+
+    A ``turn_end`` request that the turn's own tool results already satisfy adds no extra provider request (as in
+    Pi); it is recorded all the same, because the handler asked.
 
     ``boundary``: which boundary asked (``turn_end`` continues the same low-level run; ``agent_before_settle`` and
     ``queued`` start a new one). ``settlement``: which settlement (one per prompt) it belongs to, counting from 1.

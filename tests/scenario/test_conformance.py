@@ -2,7 +2,8 @@
 recorded on the real packages (``scenarios/traces/pi-1.6.0/<id>.jsonl``).
 
 A scenario whose difference is known and justified in ``scenarios/KNOWN_DIFFERENCES.json`` is a strict xfail: it
-must still differ (when it starts to conform, the entry has to go). The comparison itself is never loosened.
+must still differ (when it starts to conform, the entry has to go). The comparison itself is never loosened. A second,
+stricter comparison (every traced field) has its own known list under the key ``"<version> strict"``.
 """
 
 from __future__ import annotations
@@ -38,8 +39,29 @@ def test_standin_conforms_to_real_pi(path: Path) -> None:
     assert diff is None, "\n" + diff.render()
 
 
+STRICT_KNOWN = known_differences(f"{VERSION} strict", CORPUS) if CORPUS.is_dir() else {}
+
+
+def _strict_param(path: Path) -> object:
+    reason = KNOWN.get(path.stem) or STRICT_KNOWN.get(path.stem)
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(path, id=path.stem, marks=marks)
+
+
+@pytest.mark.parametrize("path", [_strict_param(p) for p in PATHS])
+def test_standin_matches_every_traced_field(path: Path) -> None:
+    """Stricter than the contract: what the model received, handler inputs and results, tool details and the
+    driver's lines must agree too (stream lines and the meta line aside)."""
+    scenario = load_scenario(path)
+    recorded = read_recorded(scenario.id, VERSION, CORPUS)
+    if recorded is None:
+        pytest.skip(f"no trace of {scenario.id} recorded on pi@{VERSION}")
+    diff = first_difference(run_on_standin(scenario), recorded, strict=True, names=("standin", f"pi@{VERSION}"))
+    assert diff is None, "\n" + diff.render()
+
+
 def test_known_differences_name_corpus_scenarios() -> None:
-    assert set(KNOWN) <= {p.stem for p in PATHS}
+    assert set(KNOWN) | set(STRICT_KNOWN) <= {p.stem for p in PATHS}
 
 
 def test_scenario_ids_match_file_names() -> None:

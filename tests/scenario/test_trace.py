@@ -291,3 +291,17 @@ def test_jsonl_round_trip() -> None:
     assert text.count("\n") == len(TRACE)
     assert loads_jsonl(text) == TRACE
     assert '"seq":1,"source":"meta"' in text
+
+
+def test_strict_projection_keeps_every_field_but_seq_meta_and_streams() -> None:
+    strict = project(TRACE, strict=True)
+    assert strict[0] == {"source": "driver", "type": "prompt", "text": "p"}
+    assert all("seq" not in line and line["source"] != "meta" and not line.get("stream") for line in strict)
+    assert len(strict) == len(TRACE) - 2
+    other = [dict(line) for line in TRACE]
+    other[3] = {**other[3], "messages": [{"role": "system"}]}
+    assert first_difference(TRACE, other) is None
+    diff = first_difference(TRACE, other, strict=True)
+    assert diff is not None and diff.left is not None and diff.left.seq == 4
+    with pytest.raises(ValueError, match="loose or strict"):
+        project(TRACE, loose=True, strict=True)

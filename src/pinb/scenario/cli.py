@@ -33,11 +33,13 @@ def add_commands(subparsers: Any) -> None:
     diff.add_argument("file", type=Path)
     diff.add_argument("--pi-version", default=DEFAULT_PI_VERSION, metavar="V")
     diff.add_argument("--loose", action="store_true", help="compare the loose projection")
+    diff.add_argument("--strict", action="store_true", help="compare every traced field (stricter than the contract)")
     diff.set_defaults(run=cmd_diff)
 
     conform = verbs.add_parser("conform", help="compare the stand-in with the recorded real-Pi traces (offline)")
     conform.add_argument("--pi-version", default=DEFAULT_PI_VERSION, metavar="V")
-    conform.add_argument("--loose", action="store_true")
+    conform.add_argument("--loose", action="store_true", help="compare the loose projection")
+    conform.add_argument("--strict", action="store_true", help="compare every traced field")
     conform.add_argument("--corpus", type=Path, help="scenarios folder (default: the repository's scenarios/)")
     conform.set_defaults(run=cmd_conform)
     scenario.set_defaults(run=_help(scenario))
@@ -98,6 +100,11 @@ def run_pi_lines(path: Path, version: str) -> list[dict[str, Any]]:
     return loads_jsonl(_reference().run_on_pi(path, check_version(version)))
 
 
+def _one_projection(args: argparse.Namespace) -> None:
+    if args.loose and args.strict:
+        raise UsageError("choose --loose or --strict, not both")
+
+
 def _require_recorded(folder: Path, version: str) -> None:
     if not (folder / "traces" / f"pi-{version}").is_dir():
         raise UsageError(f"no traces recorded for Pi {version} under {folder / 'traces'} (pinb reference refresh)")
@@ -135,10 +142,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    _one_projection(args)
     check_version(args.pi_version)
     standin = run_standin_lines(args.file)
     pi = run_pi_lines(args.file, args.pi_version)
-    diff = first_difference(standin, pi, loose=args.loose, names=("standin", f"pi@{args.pi_version}"))
+    diff = first_difference(
+        standin, pi, loose=args.loose, strict=args.strict, names=("standin", f"pi@{args.pi_version}")
+    )
     if diff is None:
         print(f"conforms: {len([1 for line in standin if line.get('source') in ('agent', 'session', 'ext', 'model')])}"
               f" compared lines agree")  # fmt: skip
@@ -150,9 +160,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
 def cmd_conform(args: argparse.Namespace) -> int:
     from pinb.scenario.conformance import compare_corpus, render_table
 
+    _one_projection(args)
     folder = args.corpus or corpus_dir()
     _require_recorded(folder, args.pi_version)
-    results = compare_corpus(args.pi_version, folder=folder, loose=args.loose)
+    results = compare_corpus(args.pi_version, folder=folder, loose=args.loose, strict=args.strict)
     print(render_table(results, args.pi_version))
     return 1 if any(r.status == "differs" for r in results) else 0
 

@@ -10,7 +10,9 @@ from pinb.scenario.model import Scenario
 from pinb.scenario.trace import first_difference
 
 
-def compare_one(scenario: Scenario, version: str, *, folder: Path | None = None, loose: bool = False) -> Comparison:
+def compare_one(
+    scenario: Scenario, version: str, *, folder: Path | None = None, loose: bool = False, strict: bool = False
+) -> Comparison:
     """Run ``scenario`` on the stand-in and compare it with its recorded trace on Pi ``version``."""
     from pinb.scenario.standin import run_on_standin
 
@@ -21,7 +23,7 @@ def compare_one(scenario: Scenario, version: str, *, folder: Path | None = None,
         standin = run_on_standin(scenario)
     except PinbError as exc:
         return Comparison(scenario.id, scenario.layer, "error", str(exc))
-    diff = first_difference(standin, recorded, loose=loose, names=("standin", f"pi@{version}"))
+    diff = first_difference(standin, recorded, loose=loose, strict=strict, names=("standin", f"pi@{version}"))
     if diff is None:
         return Comparison(scenario.id, scenario.layer, "conforms")
     known = known_differences(version, folder)
@@ -30,8 +32,10 @@ def compare_one(scenario: Scenario, version: str, *, folder: Path | None = None,
     return Comparison(scenario.id, scenario.layer, status, detail)
 
 
-def compare_corpus(version: str, *, folder: Path | None = None, loose: bool = False) -> list[Comparison]:
-    return [compare_one(s, version, folder=folder, loose=loose) for _path, s in load_corpus(folder)]
+def compare_corpus(
+    version: str, *, folder: Path | None = None, loose: bool = False, strict: bool = False
+) -> list[Comparison]:
+    return [compare_one(s, version, folder=folder, loose=loose, strict=strict) for _path, s in load_corpus(folder)]
 
 
 def render_table(results: list[Comparison], version: str) -> str:

@@ -377,7 +377,9 @@ def loads_jsonl(text: str) -> list[dict[str, Any]]:
 # --- conformance -----------------------------------------------------------------------------------------------------
 
 
-def _project_line(line: Mapping[str, Any], loose: bool) -> dict[str, Any]:
+def _project_line(line: Mapping[str, Any], loose: bool, strict: bool = False) -> dict[str, Any]:
+    if strict:
+        return {key: value for key, value in line.items() if key != "seq"}
     if loose:
         return {key: line[key] for key in LOOSE_KEYS if key in line}
     out: dict[str, Any] = {}
@@ -403,17 +405,28 @@ class Projected:
     line: dict[str, Any]
 
 
-def project_with_seq(lines: Iterable[Mapping[str, Any]], loose: bool = False) -> list[Projected]:
-    return [
-        Projected(line.get("seq"), _project_line(line, loose))
-        for line in lines
-        if not line.get("stream") and line.get("source") in COMPARED_SOURCES
-    ]
+def _kept(line: Mapping[str, Any], strict: bool) -> bool:
+    if line.get("stream"):
+        return False
+    return line.get("source") != "meta" if strict else line.get("source") in COMPARED_SOURCES
 
 
-def project(lines: Iterable[Mapping[str, Any]], loose: bool = False) -> list[dict[str, Any]]:
-    """The conformance projection of a trace (scenario-format.md "Conformance")."""
-    return [p.line for p in project_with_seq(lines, loose)]
+def project_with_seq(
+    lines: Iterable[Mapping[str, Any]], loose: bool = False, *, strict: bool = False
+) -> list[Projected]:
+    if loose and strict:
+        raise ValueError("a projection is loose or strict, not both")
+    return [Projected(line.get("seq"), _project_line(line, loose, strict)) for line in lines if _kept(line, strict)]
+
+
+def project(lines: Iterable[Mapping[str, Any]], loose: bool = False, *, strict: bool = False) -> list[dict[str, Any]]:
+    """The conformance projection of a trace (scenario-format.md "Conformance").
+
+    ``loose``: the contract's loose projection. ``strict`` (pinb's addition, stricter than the contract): every
+    field of every line except ``seq``, the ``meta`` line and stream lines, so what the model received, handler
+    inputs and results, tool details and the driver's lines must agree too.
+    """
+    return [p.line for p in project_with_seq(lines, loose, strict=strict)]
 
 
 @dataclass(frozen=True)
@@ -439,11 +452,12 @@ def first_difference(
     b: Sequence[Mapping[str, Any]],
     *,
     loose: bool = False,
+    strict: bool = False,
     names: tuple[str, str] = ("a", "b"),
     context: int = 3,
 ) -> Diff | None:
     """The first differing projected line of two traces, or ``None`` when they conform."""
-    left, right = project_with_seq(a, loose), project_with_seq(b, loose)
+    left, right = project_with_seq(a, loose, strict=strict), project_with_seq(b, loose, strict=strict)
     for index in range(max(len(left), len(right))):
         lhs = left[index] if index < len(left) else None
         rhs = right[index] if index < len(right) else None

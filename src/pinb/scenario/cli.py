@@ -59,6 +59,7 @@ def add_commands(subparsers: Any) -> None:
     drift.add_argument("--to", dest="to_version", default=DEFAULT_PI_VERSION, metavar="V")
     drift.add_argument("--recorded", action="store_true", help="use the recorded traces instead of running Node")
     drift.add_argument("--corpus", type=Path)
+    drift.add_argument("--jobs", type=int, default=1, metavar="N", help="Node processes at once (live runs)")
     drift.set_defaults(run=cmd_drift)
 
 
@@ -190,6 +191,6 @@ def cmd_drift(args: argparse.Namespace) -> int:
     if args.recorded:
         _require_recorded(folder, args.from_version)
         _require_recorded(folder, args.to_version)
-    results = drift(args.from_version, args.to_version, folder=folder, recorded=args.recorded)
+    results = drift(args.from_version, args.to_version, folder=folder, recorded=args.recorded, jobs=args.jobs)
     print(render_drift(results, args.from_version, args.to_version))
     return 1 if any(r.status == "differs" for r in results) else 0

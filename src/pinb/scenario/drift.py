@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from pinb.errors import PinbError
 from pinb.scenario.corpus import Comparison, load_corpus, read_recorded
+from pinb.scenario.model import Scenario
 from pinb.scenario.trace import first_difference, loads_jsonl
 
 
@@ -21,27 +23,38 @@ def _trace(
 
 
 def drift(
-    from_version: str, to_version: str, *, folder: Path | None = None, recorded: bool = False
+    from_version: str,
+    to_version: str,
+    *,
+    folder: Path | None = None,
+    recorded: bool = False,
+    jobs: int = 1,
 ) -> list[Comparison]:
-    """Compare every agent-layer corpus scenario on ``from_version`` and ``to_version`` (app needs 1.6.0's app)."""
-    results: list[Comparison] = []
-    for path, scenario in load_corpus(folder, layer="agent"):
-        try:
-            old = _trace(path, scenario.id, from_version, folder, recorded)
-            new = _trace(path, scenario.id, to_version, folder, recorded)
-        except PinbError as exc:
-            results.append(Comparison(scenario.id, scenario.layer, "error", str(exc)))
-            continue
-        if old is None or new is None:
-            missing = from_version if old is None else to_version
-            results.append(Comparison(scenario.id, scenario.layer, "unrecorded", f"no recorded trace for pi@{missing}"))
-            continue
-        diff = first_difference(old, new, names=(f"pi@{from_version}", f"pi@{to_version}"))
-        if diff is None:
-            results.append(Comparison(scenario.id, scenario.layer, "same"))
-        else:
-            results.append(Comparison(scenario.id, scenario.layer, "differs", diff.render()))
-    return results
+    """Compare every agent-layer corpus scenario on ``from_version`` and ``to_version`` (layer app needs 1.6.0).
+
+    ``jobs`` > 1 runs that many Node processes at once (live runs only); timing-sensitive scenarios are safest
+    with the default of one.
+    """
+    corpus = load_corpus(folder, layer="agent")
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return list(pool.map(lambda item: _compare(*item, from_version, to_version, folder, recorded), corpus))
+
+
+def _compare(
+    path: Path, scenario: Scenario, from_version: str, to_version: str, folder: Path | None, recorded: bool
+) -> Comparison:
+    try:
+        old = _trace(path, scenario.id, from_version, folder, recorded)
+        new = _trace(path, scenario.id, to_version, folder, recorded)
+    except PinbError as exc:
+        return Comparison(scenario.id, scenario.layer, "error", str(exc))
+    if old is None or new is None:
+        missing = from_version if old is None else to_version
+        return Comparison(scenario.id, scenario.layer, "unrecorded", f"no recorded trace for pi@{missing}")
+    diff = first_difference(old, new, names=(f"pi@{from_version}", f"pi@{to_version}"))
+    if diff is None:
+        return Comparison(scenario.id, scenario.layer, "same")
+    return Comparison(scenario.id, scenario.layer, "differs", diff.render())
 
 
 def render_drift(results: list[Comparison], from_version: str, to_version: str) -> str:

@@ -251,7 +251,8 @@ async def _stream_assistant_response(
 
     partial: AssistantMessage | None = None
     added_partial = False
-    async for event in response:
+    events = response.__aiter__()
+    async for event in events:
         kind = event.type
         if kind == "start":
             partial = event.partial
@@ -265,6 +266,10 @@ async def _stream_assistant_response(
                 await emit(MessageUpdateEvent(message=partial, assistant_message_event=event))
         elif kind in ("done", "error"):
             break
+    # Close the iteration now rather than leaving it to the garbage collector (one task per response).
+    close = getattr(events, "aclose", None)
+    if close is not None:
+        await close()
     final = await final_message()
     if added_partial:
         context.messages[-1] = final

@@ -28,18 +28,21 @@ class AssistantMessageEventStream:
     async def _iterate(self) -> AsyncIterator[Any]:
         if self._finished:
             return
-        async for event in self._events:
-            if isinstance(event, DoneEvent):
-                self._final = event.message
-            elif isinstance(event, ErrorEvent):
-                self._final = event.error
-            yield event
+        try:
+            async for event in self._events:
+                if isinstance(event, DoneEvent):
+                    self._final = event.message
+                elif isinstance(event, ErrorEvent):
+                    self._final = event.error
+                yield event
+                if self._final is not None:
+                    break
+        finally:
             if self._final is not None:
-                break
-        self._finished = True
-        close = getattr(self._events, "aclose", None)
-        if close is not None:
-            await close()
+                self._finished = True
+                close = getattr(self._events, "aclose", None)
+                if close is not None:
+                    await close()
 
     async def result(self) -> AssistantMessage:
         """The final message (drains any events not consumed yet)."""

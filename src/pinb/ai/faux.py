@@ -399,8 +399,12 @@ class FauxProvider:
         except Exception as error:  # a failing factory is a provider failure: data, not an exception
             yield ErrorEvent(reason="error", error=self._error_message(_error_text(error), model))
             return
-        async for event in self._stream_with_deltas(message, signal):
-            yield event
+        inner = self._stream_with_deltas(message, signal)
+        try:
+            async for event in inner:
+                yield event
+        finally:
+            await inner.aclose()  # not left to the garbage collector
 
     async def _resolve(self, step: FauxResponse, model: Model, context: Context, options: dict[str, Any]) -> Any:
         if isinstance(step, AssistantMessage):

@@ -175,20 +175,19 @@ def _guard(action: BlockIfMatchAction) -> Act:
 
 
 def _replace_message(action: ReplaceMessageAction) -> Act:
+    def fill_block(block: Any) -> Any:
+        if _get(block, "type") != "text":
+            return block
+        if isinstance(block, dict):
+            return {**block, "text": _fill(action.text, block["text"])}
+        return block.model_copy(update={"text": _fill(action.text, block.text)})
+
     def replace(event: Any, _ctx: Any) -> Any:
         message = event.message
         if _get(message, "role") != action.role:
             return None
         content = _get(message, "content")
-        if isinstance(content, str):
-            new_content: Any = _fill(action.text, content)
-        else:
-            new_content = tuple(
-                block.model_copy(update={"text": _fill(action.text, block.text)})
-                if _get(block, "type") == "text" and not isinstance(block, dict)
-                else ({**block, "text": _fill(action.text, block["text"])} if _get(block, "type") == "text" else block)
-                for block in content
-            )
+        new_content = _fill(action.text, content) if isinstance(content, str) else tuple(fill_block(b) for b in content)
         if isinstance(message, dict):
             return {"message": {**message, "content": list(new_content)}}
         return {"message": message.model_copy(update={"content": new_content})}

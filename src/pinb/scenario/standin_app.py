@@ -60,6 +60,12 @@ def _js_string(value: Any) -> str:
     return "[object Object]"
 
 
+def js_slice(text: str, end: int) -> str:
+    """JavaScript's ``text.slice(0, end)``: counts UTF-16 code units (a cut pair leaves a lone surrogate)."""
+    units = text.encode("utf-16-le", "surrogatepass")[: 2 * end]
+    return units.decode("utf-16-le", "surrogatepass")
+
+
 def _get(obj: Any, key: str, attr: str | None = None) -> Any:
     if isinstance(obj, dict):
         return obj.get(key)
@@ -164,8 +170,7 @@ def _guard(action: BlockIfMatchAction) -> Act:
         if pattern is None:
             return None
         if action.confirm_with_ui and ctx.has_ui:
-            # JavaScript's slice counts UTF-16 code units; the book's subjects are ASCII JSON, so this is the same.
-            allowed = await ctx.ui.confirm(action.confirm_title, subject[:200])
+            allowed = await ctx.ui.confirm(action.confirm_title, js_slice(subject, 200))
             if allowed:
                 return None
             return {"block": True, "reason": action.denied_reason}

@@ -305,3 +305,15 @@ def test_strict_projection_keeps_every_field_but_seq_meta_and_streams() -> None:
     assert diff is not None and diff.left is not None and diff.left.seq == 4
     with pytest.raises(ValueError, match="loose or strict"):
         project(TRACE, loose=True, strict=True)
+
+
+def test_jsonl_escapes_lone_surrogates_like_javascript() -> None:
+    text = dumps_jsonl([{"text": "a\ud83d", "ok": "\U0001f600"}])
+    assert text == '{"text":"a\\ud83d","ok":"\U0001f600"}\n'
+    text.encode("utf-8")
+    assert loads_jsonl(text) == [{"text": "a\ud83d", "ok": "\U0001f600"}]
+
+
+def test_jsonl_keeps_line_separators_inside_strings() -> None:
+    lines = [{"text": "a\u2028b\u2029c\x85d"}, {"seq": 2}]
+    assert loads_jsonl(dumps_jsonl(lines)) == lines

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -366,12 +367,18 @@ def _result_json(result: Any, labels: Labels) -> Any:
 # --- JSONL -----------------------------------------------------------------------------------------------------------
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def dumps_jsonl(lines: Iterable[Mapping[str, Any]]) -> str:
-    return "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines)
+    """Compact JSON lines; a lone surrogate is escaped as JavaScript's JSON.stringify does, so the text is UTF-8."""
+    text = "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def loads_jsonl(text: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    # Split on "\n" only: str.splitlines() would also split inside strings holding U+2028, which JSON leaves raw.
+    return [json.loads(line) for line in text.split("\n") if line.strip()]
 
 
 # --- conformance -----------------------------------------------------------------------------------------------------

@@ -234,3 +234,25 @@ async def test_on_request_sees_each_request_before_its_reply() -> None:
     async for event in stream:
         order.append(event.type)
     assert order[:3] == ["request 1", "returned", "start"]
+
+
+async def test_session_cache_on_a_diverging_history_matches_pi() -> None:
+    """Recorded on pi-ai 1.6.0 (Models.streamSimple, sessionId "s"): [input, output, cacheRead, cacheWrite, total]."""
+    faux = FauxProvider()
+    faux.set_responses([faux_assistant_message(t) for t in ("one", "two", "three")])
+
+    def user(text: str) -> UserMessage:
+        return UserMessage(content=text, timestamp=0)
+
+    usages = []
+    for messages in (
+        [user("hello there é")],
+        [user("hello there é"), user("second question")],
+        [user("hello there é"), user("second quibble")],
+    ):
+        stream = faux.stream(faux.get_model(), Context(messages=messages), {"session_id": "s"})
+        async for _ in stream:
+            pass
+        u = (await stream.result()).usage
+        usages.append([u.input, u.output, u.cache_read, u.cache_write, u.total_tokens])
+    assert usages == [[0, 1, 0, 5, 6], [0, 1, 5, 5, 11], [0, 2, 9, 1, 12]]

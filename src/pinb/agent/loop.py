@@ -31,6 +31,7 @@ from pinb.agent.types import (
     ToolResultMessage,
     TurnEndEvent,
     TurnStartEvent,
+    hook_result,
     resolve,
 )
 from pinb.ai.abort import AbortSignal
@@ -106,15 +107,6 @@ async def run_agent_loop_continue(
     return new_messages
 
 
-def _coerce(value: Any, kind: type) -> Any:
-    if value is None or isinstance(value, kind):
-        return value
-    if isinstance(value, dict):
-        fields = {"".join(f"_{c.lower()}" if c.isupper() else c for c in k): v for k, v in value.items()}
-        return kind(**fields)
-    raise TypeError(f"a hook returned {type(value).__name__}; expected {kind.__name__}, a dict of its fields or None")
-
-
 def _with_thinking(config: AgentLoopConfig, update: Any) -> AgentLoopConfig:
     level = update.thinking_level
     reasoning = config.reasoning if level is None else (None if level == "off" else level)
@@ -146,7 +138,7 @@ async def _run_loop(
             prepared: list[Any] = []
             if last_completed is not None:
                 if config.prepare_next_turn is not None:
-                    update = _coerce(await resolve(config.prepare_next_turn(last_completed)), AgentLoopTurnUpdate)
+                    update = await hook_result(config.prepare_next_turn(last_completed), AgentLoopTurnUpdate)
                     if update is not None:
                         current = update.context or current
                         prepared = list(update.messages or [])
@@ -166,7 +158,7 @@ async def _run_loop(
                 request = PrepareRequestContext(
                     context=current, model=config.model, thinking_level=config.reasoning or "off"
                 )
-                request_update = _coerce(await resolve(config.prepare_request(request, signal)), AgentRequestUpdate)
+                request_update = await hook_result(config.prepare_request(request, signal), AgentRequestUpdate)
                 if request_update is not None:
                     current = request_update.context or current
                     config = _with_thinking(config, request_update)
@@ -198,7 +190,7 @@ async def _run_loop(
             last_completed = AgentTurnContext(message, tool_results, current, new_messages)
             decision = None
             if config.finish_turn is not None:
-                decision = _coerce(await resolve(config.finish_turn(last_completed, signal)), AgentTurnDecision)
+                decision = await hook_result(config.finish_turn(last_completed, signal), AgentTurnDecision)
             await emit(TurnEndEvent(message=message, tool_results=tuple(tool_results)))
             if decision is not None and decision.action == "end":
                 await emit(AgentEndEvent(messages=tuple(new_messages)))

@@ -32,6 +32,7 @@ from pinb.agent.types import (
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
+    hook_result,
     resolve,
 )
 from pinb.ai.abort import AbortSignal
@@ -74,19 +75,6 @@ def error_result(message: str) -> AgentToolResult:
 def error_text(error: BaseException) -> str:
     """``error.message`` for an exception (its ``str``)."""
     return str(error)
-
-
-def _coerce(value: Any, kind: type) -> Any:
-    if value is None or isinstance(value, kind):
-        return value
-    if isinstance(value, dict):
-        fields = {_snake(k): v for k, v in value.items()}
-        return kind(**fields)
-    raise TypeError(f"expected {kind.__name__} or a dict of its fields, got {type(value).__name__}")
-
-
-def _snake(name: str) -> str:
-    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
 
 
 def _as_tool_result(value: Any) -> AgentToolResult:
@@ -237,7 +225,7 @@ async def _prepare(
             hook_context = BeforeToolCallContext(
                 assistant_message=assistant, tool_call=call, args=args, context=context
             )
-            before = _coerce(await resolve(config.before_tool_call(hook_context, signal)), BeforeToolCallResult)
+            before = await hook_result(config.before_tool_call(hook_context, signal), BeforeToolCallResult)
             if signal is not None and signal.aborted:
                 return Finalized(call, error_result(OPERATION_ABORTED), True)
             if before is not None and before.block:
@@ -357,7 +345,7 @@ async def _finalize(
                 is_error=is_error,
                 context=context,
             )
-            after = _coerce(await resolve(config.after_tool_call(hook_context, signal)), AfterToolCallResult)
+            after = await hook_result(config.after_tool_call(hook_context, signal), AfterToolCallResult)
             if after is not None:
                 # Structured content not replaced along with the content may no longer match it.
                 structured = after.structured_content

@@ -40,8 +40,6 @@ ToolExecutionMode: TypeAlias = Literal["sequential", "parallel"]
 QueueMode: TypeAlias = Literal["all", "one-at-a-time"]
 ThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 
-MaybeAwaitable: TypeAlias = Any  # T | Awaitable[T]; kept loose because hooks may be sync or async
-
 
 async def resolve(value: Any) -> Any:
     """Await ``value`` if it is awaitable (hooks and tools may be sync or async)."""
@@ -50,6 +48,17 @@ async def resolve(value: Any) -> Any:
     if inspect.isawaitable(value):
         return await value
     return value
+
+
+async def hook_result(returned: Any, kind: type) -> Any:
+    """What a hook returned (awaited if needed) as ``kind``: ``None``, an instance, or a dict with Pi's keys."""
+    value = await resolve(returned)
+    if value is None or isinstance(value, kind):
+        return value
+    if isinstance(value, dict):
+        fields = {"".join(f"_{c.lower()}" if c.isupper() else c for c in k): v for k, v in value.items()}
+        return kind(**fields)
+    raise TypeError(f"a hook returned {type(value).__name__}; expected {kind.__name__}, a dict of its fields or None")
 
 
 # --- tools ------------------------------------------------------------------------------------------------------

@@ -181,26 +181,28 @@ def message_to_text(message: Any) -> str:
     return "\n".join([name, *(_content_to_text([b]) for b in getattr(message, "content", ()) or ())])
 
 
-def _entry_length(message: Any) -> int:
-    return js_length(f"{message.role}:{message_to_text(message)}")
+def _entry_text(message: Any) -> str:
+    return f"{message.role}:{message_to_text(message)}"
 
 
 class _PromptMeter:
-    """Joined prompt length of the messages of successive requests, measured incrementally.
+    """The prompt texts (one per message) of successive requests, measured incrementally.
 
     When a request's messages are a ``MessageView`` over the same list as last time, with the previously measured
-    prefix unchanged, only the new messages are measured. Anything else is measured from scratch.
+    prefix unchanged, only the new messages are measured. Anything else is measured from scratch into new lists,
+    so lists handed out earlier stay valid.
     """
 
     def __init__(self) -> None:
         self.base: list[Any] | None = None
+        self.texts: list[str] = []
         self.lengths: list[int] = []
         self.last: Any = None
 
-    def measure(self, messages: Sequence[Any]) -> tuple[list[int], int]:
-        """``(per-message lengths list, count)`` for ``messages``; the list may be longer than ``count``."""
+    def measure(self, messages: Sequence[Any]) -> tuple[list[str], list[int], int]:
+        """``(texts, UTF-16 lengths, count)`` for ``messages``; the lists may run past ``count`` later."""
         count = len(messages)
-        lengths = self.lengths
+        texts, lengths = self.texts, self.lengths
         known = len(lengths)
         incremental = (
             isinstance(messages, MessageView)
@@ -209,16 +211,17 @@ class _PromptMeter:
             and (known == 0 or messages.base[known - 1] is self.last)
         )
         if not incremental:
-            lengths = []
-            known = 0
-        base = messages.base if isinstance(messages, MessageView) else None
+            texts, lengths, known = [], [], 0
         for i in range(known, count):
-            lengths.append(_entry_length(messages[i]))
-        if base is not None:
-            self.base, self.lengths, self.last = base, lengths, (messages[count - 1] if count else None)
+            text = _entry_text(messages[i])
+            texts.append(text)
+            lengths.append(js_length(text))
+        if isinstance(messages, MessageView):
+            self.base, self.texts, self.lengths = messages.base, texts, lengths
+            self.last = messages[count - 1] if count else None
         else:
-            self.base, self.lengths, self.last = None, [], None
-        return lengths, count
+            self.base, self.texts, self.lengths, self.last = None, [], [], None
+        return texts, lengths, count
 
 
 class _RunningTotals:
@@ -236,6 +239,10 @@ class _RunningTotals:
         for i in range(len(prefix) - 1, count):
             prefix.append(prefix[-1] + lengths[i])
         return prefix[count] + (count - 1) * 2 if count > 0 else 0
+
+
+#: (texts, lengths, count, joined length) of one request's prompt.
+_Prompt = tuple[list[str], list[int], int, int]
 
 
 # --- the provider -----------------------------------------------------------------------------------------------
@@ -273,7 +280,7 @@ class FauxProvider:
         self._pending: list[FauxResponse] = []
         self._meter = _PromptMeter()
         self._totals = _RunningTotals()
-        self._prompt_cache: dict[str, tuple[list[int], int, int]] = {}
+        self._prompt_cache: dict[str, _Prompt] = {}
         self.model = Model(
             id=model_id,
             name="Faux Model",
@@ -435,7 +442,7 @@ class FauxProvider:
         )
 
     def _with_usage(self, message: AssistantMessage, context: Context, options: dict[str, Any]) -> AssistantMessage:
-        lengths, count = self._meter.measure(context.messages)
+        texts, lengths, count = self._meter.measure(context.messages)
         prompt_length = self._totals.joined_length(lengths, count)
         prompt_tokens = math.ceil(prompt_length / 4)
         output = math.ceil(js_length(_assistant_content_to_text(message.content)) / 4)
@@ -446,10 +453,10 @@ class FauxProvider:
             if previous is None:
                 cache_write = prompt_tokens
             else:
-                cache_read = math.ceil(_common_prefix_length(previous, (lengths, count, prompt_length), context) / 4)
+                cache_read = math.ceil(_common_prefix_length(previous, (texts, lengths, count, prompt_length)) / 4)
                 cache_write = max(0, prompt_tokens - cache_read)
             input_tokens = 0
-            self._prompt_cache[session_id] = (lengths, count, prompt_length)
+            self._prompt_cache[session_id] = (texts, lengths, count, prompt_length)
         usage = Usage(
             input=input_tokens,
             output=output,
@@ -545,15 +552,30 @@ class FauxProvider:
         yield DoneEvent(reason=message.stop_reason, message=message)  # type: ignore[arg-type]
 
 
-def _common_prefix_length(
-    previous: tuple[list[int], int, int], current: tuple[list[int], int, int], context: Context
-) -> int:
-    prev_lengths, prev_count, prev_total = previous
-    lengths, count, _ = current
-    if prev_lengths is lengths and prev_count <= count:
-        return prev_total  # the previous prompt is a prefix of this one: every character of it is cached
-    # Different histories: Pi compares whole messages, then characters; this rare path measures conservatively.
-    return 0
+def _common_prefix_length(previous: _Prompt, current: _Prompt) -> int:
+    """Pi's ``commonPromptPrefixLength``: equal messages compared whole, then characters from the first difference."""
+    prev_texts, prev_lengths, prev_count, prev_total = previous
+    texts, _, count, _ = current
+    if prev_texts is texts and prev_count <= count:
+        return prev_total  # the previous prompt is a prefix of this one (the common case, O(1))
+    index = 0
+    while index < prev_count and index < count and prev_texts[index] == texts[index]:
+        index += 1
+
+    def rest(items: list[str], n: int) -> str:
+        return "" if index == n else ("\n\n" if index > 0 else "") + "\n\n".join(items[index:n])
+
+    joined = sum(prev_lengths[:index]) + (index - 1) * 2 if index > 0 else 0
+    return joined + _common_utf16_prefix(rest(prev_texts, prev_count), rest(texts, count))
+
+
+def _common_utf16_prefix(a: str, b: str) -> int:
+    left, right = a.encode("utf-16-le"), b.encode("utf-16-le")
+    n = min(len(left), len(right))
+    i = 0
+    while i < n and left[i] == right[i]:
+        i += 1
+    return i // 2
 
 
 def parse_partial_json(text: str) -> dict[str, Any]:

@@ -249,3 +249,30 @@ async def test_run_tool_call_applies_the_same_steps_without_events() -> None:
     assert (blocked.is_error, blocked.result.content[0].text) == (True, "nested call blocked")
     missing = await run_tool_call(assistant.content[0], tools=[], assistant_message=assistant, context=context)
     assert missing.result.content[0].text == "Tool word_count not found"
+
+
+async def test_prepare_next_turn_without_context_and_get_api_key() -> None:
+    from pinb.agent import AgentContext
+
+    signals: list[Any] = []
+    replacement = AgentContext(messages=[user("only this")], tools=[])
+
+    def next_turn(signal: Any) -> AgentLoopTurnUpdate:
+        signals.append(signal)
+        return AgentLoopTurnUpdate(context=replacement, thinking_level="low")
+
+    h = AgentHarness(
+        [
+            faux_assistant_message([faux_tool_call("word_count", {"text": "x"}, id="a")], stop_reason="toolUse"),
+            faux_assistant_message("done"),
+        ],
+        tools=[word_count_tool()],
+        prepare_next_turn=next_turn,
+        get_api_key=lambda provider: f"key-for-{provider}",
+    )
+    await h.prompt("go")
+    assert len(signals) == 1 and signals[0] is not None
+    second = h.faux.requests[1]
+    # The replacement context is all the second request saw (it declares no tools and has none to run).
+    assert [m.role for m in second.context.messages] == ["user"]
+    assert (second.options["reasoning"], second.options["api_key"]) == ("low", "key-for-faux")

@@ -271,3 +271,14 @@ async def test_thinking_level_and_session_name_changes_are_recorded_and_announce
         "thinking_level_change",
         "thinking_level_change",
     ]
+
+
+async def test_send_user_message_does_not_run_commands() -> None:
+    ran: list[str] = []
+
+    def ext(pi: ExtensionAPI) -> None:
+        pi.register_command("deploy", handler=lambda args, ctx: ran.append(args))
+
+    session, faux = await make_session([faux_assistant_message("ok")], ("x", ext))
+    await session.send_user_message("/deploy now")
+    assert ran == [] and message_text(faux.requests[0].context.messages[-1]) == "/deploy now"

@@ -355,15 +355,22 @@ class AgentSession(AgentWiringMixin, UserCommandsMixin, SettlementMixin):
         images: Sequence[Any] | None = None,
         streaming_behavior: StreamingBehavior | Literal["follow_up"] | None = None,
         source: ev.InputSource = "interactive",
+        expand_prompt_templates: bool = True,
     ) -> None:
         """Send a prompt and wait until it settles. While a run is active, ``streaming_behavior`` must say how to
         queue it (``"steer"`` or ``"followUp"``); without one this raises Pi's "Agent is already processing" error."""
         if self._is_emitting_agent_settled:
             self._deferred_settled_actions.append(
-                lambda: self.prompt(text, images=images, streaming_behavior=streaming_behavior, source=source)
+                lambda: self.prompt(
+                    text,
+                    images=images,
+                    streaming_behavior=streaming_behavior,
+                    source=source,
+                    expand_prompt_templates=expand_prompt_templates,
+                )
             )
             return
-        if text.startswith("/") and await self._try_execute_command(text):
+        if expand_prompt_templates and text.startswith("/") and await self._try_execute_command(text):
             return
         if self._is_compacting:
             raise UsageError(COMPACTING_ERROR)
@@ -525,7 +532,13 @@ class AgentSession(AgentWiringMixin, UserCommandsMixin, SettlementMixin):
             blocks = list(content)
             text = "\n".join(b.text for b in blocks if getattr(b, "type", None) == "text")
             images = [b for b in blocks if getattr(b, "type", None) != "text"] or None
-        await self.prompt(text, images=images, streaming_behavior=deliver_as, source="extension")  # type: ignore[arg-type]
+        await self.prompt(
+            text,
+            images=images,
+            streaming_behavior=deliver_as,  # type: ignore[arg-type]
+            source="extension",
+            expand_prompt_templates=False,
+        )
 
     def append_entry(self, custom_type: str, data: Any = None) -> None:
         entry_id = self.session_manager.append_custom_entry(custom_type, data)
@@ -683,9 +696,3 @@ async def create_agent_session(options: AgentSessionOptions | None = None, **kwa
     if options.bind:
         await session.bind_extensions(ui=options.ui, mode=options.mode, on_error=options.on_error)
     return session
-
-
-def require_idle(session: AgentSession) -> None:
-    """Raise Pi's busy error when ``session`` is running (for callers that must not queue)."""
-    if session.is_streaming:
-        raise UsageError(BUSY_ERROR)

@@ -45,3 +45,36 @@ def review_guard(pi: ExtensionAPI) -> None:
         return ToolCallEventResult(block=True, reason=DENIED_REASON)
 
     pi.on("tool_call", on_tool_call)
+
+
+async def _demo() -> None:
+    """Chapter 16's force push, once with no UI and once with a user who says no."""
+    from pinb.ai import message_text
+    from pinb.ai.faux import FauxProvider, faux_assistant_message, faux_tool_call
+    from pinb.app import ScriptedUI, create_agent_session
+    from pinb.app.tools import create_bash_tool
+
+    for ui in (None, ScriptedUI(confirm=False)):
+        faux = FauxProvider()
+        faux.set_responses(
+            [
+                faux_assistant_message(
+                    faux_tool_call("bash", {"command": "git push --force origin main"}), stop_reason="toolUse"
+                ),
+                faux_assistant_message("The push was blocked."),
+            ]
+        )
+        bash = create_bash_tool()
+        session = await create_agent_session(
+            stream_fn=faux.stream, model=faux.model, tools=[bash], extensions=[("review-guard", review_guard)], ui=ui
+        )
+        await session.prompt("Push my branch.")
+        result = next(m for m in session.messages if m.role == "toolResult")
+        label = "no UI" if ui is None else "UI, user denies"
+        print(f"{label}: {message_text(result)!r} (commands run: {len(bash.calls)})")  # type: ignore[attr-defined]
+
+
+if __name__ == "__main__":
+    import asyncio
+
+    asyncio.run(_demo())

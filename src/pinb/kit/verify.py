@@ -4,7 +4,9 @@ unchanged, execute the rest (in parallel processes with `jobs > 1`), and hand ba
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -175,15 +177,34 @@ def _run_parallel(
                 _settle(pending.pop(future), future, by_chapter)
                 bar.update()
     except KeyboardInterrupt:
-        # the workers got the same Ctrl-C and are writing their runs as interrupted; wait for them to finish
+        # a Ctrl-C at a terminal reaches the workers too; a signal sent to this process alone is passed on, so each
+        # worker stops its notebook and records the run as interrupted before the pool is closed
         interrupted = True
-        pool.shutdown(wait=True, cancel_futures=True)
+        for future in pending:
+            future.cancel()
+        _interrupt_workers(pool)
+        _shutdown_patiently(pool)
         for future, request in pending.items():
             if future.done() and not future.cancelled():
                 _settle(request, future, by_chapter)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     return interrupted or any(r.run is not None and r.run.record.status == "interrupted" for r in by_chapter.values())
+
+
+def _interrupt_workers(pool: ProcessPoolExecutor) -> None:
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(ProcessLookupError, AttributeError):
+            os.kill(process.pid, signal.SIGINT)
+
+
+def _shutdown_patiently(pool: ProcessPoolExecutor) -> None:
+    while True:
+        try:
+            pool.shutdown(wait=True, cancel_futures=True)
+            return
+        except KeyboardInterrupt:  # a second Ctrl-C: the workers are already writing their records
+            continue
 
 
 def _settle(request: ExecutionRequest, future: Future[StoredRun | str], by_chapter: dict[str, ChapterResult]) -> None:

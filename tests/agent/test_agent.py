@@ -403,3 +403,25 @@ async def test_a_listener_failing_on_agent_end_still_gets_the_failure_events() -
     ]
     await h.prompt("again")
     assert [m.role for m in h.agent.state.messages] == ["user", "assistant", "assistant", "user", "assistant"]
+
+
+async def test_agent_loop_as_an_event_stream() -> None:
+    from pinb.agent import agent_loop, agent_loop_continue
+
+    faux = FauxProvider(token_size=1000)
+    faux.set_responses([faux_assistant_message("hello")])
+    config = AgentLoopConfig(model=faux.get_model(), convert_to_llm=default_convert_to_llm())
+    stream = agent_loop([UserMessage(content="hi")], AgentContext(), config, None, faux.stream)
+    types = [event.type async for event in stream]
+    assert types[0] == "agent_start" and types[-1] == "agent_end"
+    assert [m.role for m in await stream.result()] == ["user", "assistant"]
+    with pytest.raises(UsageError):
+        agent_loop_continue(AgentContext(), config, None, faux.stream)
+
+    def broken(request: Any, signal: Any) -> None:
+        raise ValueError("hook broke")
+
+    broken_config = dataclasses.replace(config, prepare_request=broken)
+    failing = agent_loop([UserMessage(content="hi")], AgentContext(), broken_config, None, faux.stream)
+    with pytest.raises(ValueError, match="hook broke"):
+        [event async for event in failing]

@@ -10,8 +10,8 @@ from pinb.agent.agent import (
     PendingMessageQueue,
 )
 from pinb.agent.listeners import ListenerSet
-from pinb.agent.loop import run_agent_loop, run_agent_loop_continue
-from pinb.agent.tool_execution import OPERATION_ABORTED, Finalized, run_tool_call
+from pinb.agent.loop import AgentEventStream, agent_loop, agent_loop_continue, run_agent_loop, run_agent_loop_continue
+from pinb.agent.tool_execution import OPERATION_ABORTED, AgentToolCallOutcome, Finalized, run_tool_call
 from pinb.agent.transcript_state import IncrementalConverter, ToolLedger, default_convert_to_llm, keep_llm_message
 from pinb.agent.types import (
     AfterToolCallContext,
@@ -60,6 +60,7 @@ __all__ = [
     "AgentEndEvent",
     "AgentEvent",
     "AgentEventSink",
+    "AgentEventStream",
     "AgentInitialState",
     "AgentListener",
     "AgentLoopConfig",
@@ -69,6 +70,7 @@ __all__ = [
     "AgentStartEvent",
     "AgentState",
     "AgentTool",
+    "AgentToolCallOutcome",
     "AgentToolResult",
     "AgentTurnContext",
     "AgentTurnDecision",
@@ -92,6 +94,8 @@ __all__ = [
     "ToolLedger",
     "TurnEndEvent",
     "TurnStartEvent",
+    "agent_loop",
+    "agent_loop_continue",
     "default_convert_to_llm",
     "keep_llm_message",
     "run_agent_loop",

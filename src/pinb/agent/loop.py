@@ -7,6 +7,7 @@ the messages the run added.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import inspect
 from collections.abc import Callable, Sequence
@@ -270,3 +271,57 @@ async def _stream_assistant_response(
         await emit(MessageStartEvent(message=final))
     await emit(MessageEndEvent(message=final))
     return final
+
+
+class AgentEventStream:
+    """Events of one loop run as an async iterator (Pi's ``agentLoop`` stream); ``result()`` gives the new messages.
+
+    The run goes on in its own task and its events queue up until read. An exception raised inside the run (a hook
+    that raises) is raised to the reader instead of being lost.
+    """
+
+    def __init__(self, run: Callable[[Callable[[Any], Any]], Any]) -> None:
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._task = asyncio.ensure_future(run(self._queue.put_nowait))
+        self._task.add_done_callback(lambda _: self._queue.put_nowait(_END))
+
+    def __aiter__(self) -> AgentEventStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        event = await self._queue.get()
+        if event is _END:
+            self._queue.put_nowait(_END)
+            if self._task.exception() is not None:
+                raise self._task.exception()  # type: ignore[misc]
+            raise StopAsyncIteration
+        return event
+
+    async def result(self) -> list[Any]:
+        """The messages the run added (waits for the run to finish)."""
+        return await self._task
+
+
+_END = object()
+
+
+def agent_loop(
+    prompts: Sequence[Any],
+    context: AgentContext,
+    config: AgentLoopConfig,
+    signal: AbortSignal | None,
+    stream_fn: StreamFn,
+) -> AgentEventStream:
+    """``run_agent_loop`` as a stream of events (must be called inside a running event loop)."""
+    return AgentEventStream(lambda emit: run_agent_loop(prompts, context, config, emit, signal, stream_fn))
+
+
+def agent_loop_continue(
+    context: AgentContext, config: AgentLoopConfig, signal: AbortSignal | None, stream_fn: StreamFn
+) -> AgentEventStream:
+    """``run_agent_loop_continue`` as a stream of events; refuses at once when there is nothing to continue from."""
+    if not context.messages:
+        raise UsageError("Cannot continue: no messages in context")
+    if getattr(context.messages[-1], "role", None) == "assistant":
+        raise UsageError("Cannot continue from message role: assistant")
+    return AgentEventStream(lambda emit: run_agent_loop_continue(context, config, emit, signal, stream_fn))

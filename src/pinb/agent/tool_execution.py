@@ -54,6 +54,10 @@ class Finalized:
     duration_ms: int | None = None
 
 
+#: Pi's name for it.
+AgentToolCallOutcome = Finalized
+
+
 @dataclass(frozen=True)
 class _Prepared:
     tool_call: ToolCall

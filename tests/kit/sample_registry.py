@@ -49,6 +49,7 @@ def chapters() -> dict[str, Chapter]:
         ("kt-04-chapter", "04", "A notebook too slow", "slow", ("kt-04.time.starts", "kt-04.time.finishes"), ()),
         ("kt-05-chapter", "05", "A kernel that dies", "dies", ("kt-05.kernel.before",), ()),
         ("kt-06-chapter", "06", "No parameters cell", "noparams", ("kt-06.none.at-all",), ()),
+        ("kt-07-chapter", "07", "A notebook that writes a trace", "traces", ("kt-07.trace.written",), ()),
     ]
     return {
         cid: Chapter(

@@ -34,7 +34,7 @@ def _claims(result) -> dict[str, str]:
 
 
 def test_verify_records_what_the_notebook_observed(project: Project) -> None:
-    result = verify(project, _options("kt-01-chapter", "kt-02-chapter", "kt-03-chapter"))
+    result = verify(project, _options("kt-01-chapter", "kt-02-chapter", "kt-03-chapter", "kt-07-chapter"))
     assert _claims(result) == {
         "kt-01.math.adds": "OBSERVED",
         "kt-01.math.multiplies": "OBSERVED",
@@ -44,8 +44,9 @@ def test_verify_records_what_the_notebook_observed(project: Project) -> None:
         "kt-03.steps.first": "OBSERVED",
         "kt-03.steps.guarded": "ERROR",
         "kt-03.steps.after": "ERROR",
+        "kt-07.trace.written": "OBSERVED",
     }
-    holds, finding, raises = (item.run for item in result.results)
+    holds, finding, raises, traces = (item.run for item in result.results)
     assert holds is not None and finding is not None and raises is not None
     record = holds.record
     assert (record.status, record.failure, record.backend, record.parameters) == (
@@ -73,6 +74,14 @@ def test_verify_records_what_the_notebook_observed(project: Project) -> None:
     assert raises.record.status == "failed"
     assert raises.record.failure == "cell 6 raised RuntimeError: the notebook broke here"
     assert raises.record.outcome("kt-03.steps.guarded").evidence == "KeyError: 'missing'"
+    assert traces.record.parameters == {"backend": "standin", "artifacts_dir": "artifacts"}
+    assert [(a.path, a.kind) for a in traces.record.artifacts] == [
+        ("executed.ipynb", "notebook"),
+        ("kernel.log", "file"),
+        ("artifacts/loop.jsonl", "trace"),
+    ]
+    assert traces.record.artifacts[2].sha256 == sha256_file(traces.path / "artifacts" / "loop.jsonl")
+    assert project.store.check()[1] == []
     rows, failures = verify_table(result)
     assert verify_exit_code(result, rows) == 2
     assert failures == [

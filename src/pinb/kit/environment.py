@@ -67,18 +67,23 @@ def pi_environment(version: str) -> tuple[str | None, dict[str, str], tuple[str,
     return node, packages, tuple(notes)
 
 
+def ipykernel_on_this_interpreter(argv: list[str]) -> list[str]:
+    """An IPython kernel command (`<python> -m ipykernel_launcher ...`) with this interpreter as `<python>`."""
+    if len(argv) >= 3 and argv[1:3] == ["-m", "ipykernel_launcher"]:
+        return [sys.executable, *argv[1:]]
+    return argv
+
+
 def kernel_command(kernel_name: str) -> tuple[str, ...]:
-    """The kernel's argv as it will be launched (jupyter_client swaps a bare `python` for this interpreter)."""
+    """The kernel's argv as pinb launches it (without the connection file)."""
     try:
         from jupyter_client.kernelspec import KernelSpecManager
     except ImportError:
         return ()
     try:
-        argv = list(KernelSpecManager().get_kernel_spec(kernel_name).argv)
+        argv = ipykernel_on_this_interpreter(list(KernelSpecManager().get_kernel_spec(kernel_name).argv))
     except Exception:
         return ()
-    if argv and argv[0] in {"python", f"python{sys.version_info[0]}", "python{}.{}".format(*sys.version_info[:2])}:
-        argv[0] = sys.executable
     return tuple(a for a in argv if "{connection_file}" not in a and a != "-f")
 
 

@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from pinb.errors import KitError
 from pinb.kit.claims import CLAIM_MIME, ClaimOutcome
+from pinb.kit.environment import ipykernel_on_this_interpreter
 from pinb.kit.fingerprint import sha256_file
 from pinb.kit.notebook import check_parameters, inspect_notebook
 from pinb.kit.record import EXECUTED_NOTEBOOK, Artifact, Environment, Inputs, NotebookRef, RunRecord, RunStatus, utc_now
@@ -183,6 +184,11 @@ def _tracking_kernel_manager(kernels: list[AsyncKernelManager], log: IO[bytes]) 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             kernels.append(self)
+
+        def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+            # an IPython kernel always runs on this interpreter (the one pinb and the notebook's imports live in),
+            # whatever interpreter an installed kernel spec names
+            return ipykernel_on_this_interpreter(super().format_kernel_cmd(extra_arguments))
 
         async def start_kernel(self, **kwargs: Any) -> None:  # type: ignore[override]
             kwargs.setdefault("stdout", log)

@@ -4,7 +4,9 @@ Like the harness of Pi's own suite: an ``Agent`` over the faux provider with one
 be attached to the n-th event of a type (``on("tool_execution_start", 1, lambda h: h.agent.steer("..."))``),
 which run inside that listener call, right after the event is recorded, like a scenario's queue.
 
-``summary()`` renders each event as one line, for exact-sequence assertions that read well in a diff::
+By default each content block streams as a single delta (``token_size=1000``), as in a scenario; pass
+``token_size``/``tokens_per_second`` to slow streaming down. ``summary()`` renders each event as one line, for
+exact-sequence assertions that read well in a diff::
 
     message_end assistant/toolUse calls=[word_count]
     tool_execution_end word_count error=false "4" {"words":4}

@@ -105,12 +105,9 @@ def execute_run(request: ExecutionRequest, store: RunStore) -> StoredRun:
 
 
 def _execute(request: ExecutionRequest, parameters: dict[str, Any], output: Path) -> tuple[RunStatus, str | None]:
-    """Run papermill in a worker thread; the calling thread keeps the notebook deadline and catches Ctrl-C.
-
-    nbclient installs its own SIGINT handler when it runs in the main thread (it then shuts the kernel down and
-    carries on), so a Ctrl-C would not stop the run. In a worker thread it cannot; the main thread receives the
-    KeyboardInterrupt instead and stops the run by killing the kernel, after which papermill writes the executed
-    notebook as it always does when a cell ends.
+    """Run papermill in a worker thread, keeping this thread free to enforce the notebook's deadline (even while
+    a kernel hangs on start-up) and to turn Ctrl-C into a clean stop: it kills the kernel, papermill then writes
+    the executed notebook as it does whenever a cell ends, and the run is recorded as interrupted.
     """
     began = time.monotonic()
     kernels: list[AsyncKernelManager] = []

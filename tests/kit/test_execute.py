@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+import types
 from dataclasses import replace
 
 import pytest
@@ -116,12 +117,22 @@ def test_timeouts_and_a_dead_kernel_still_leave_their_notebook(project: Project)
     assert run.record.outcome("kt-04.time.starts").outcome == "holds"
 
 
-def test_an_unknown_kernel_is_an_error_run(project: Project) -> None:
+def test_an_unknown_kernel_is_an_error_run(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No kernel starts here; the run is still recorded, with the pi backend's parameters and versions."""
+    bridge = types.ModuleType("pinb.scenario.reference")
+    bridge.node_version = lambda: "v22.19.0"  # type: ignore[attr-defined]
+    bridge.resolved_versions = lambda version: {"@earendil-works/pi-ai": version}  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "pinb.scenario.reference", bridge)
     broken = replace(project, kernel_name="no-such-kernel")
-    run = verify(broken, _options("kt-01-chapter")).results[0].run
+    run = verify(broken, _options("kt-01-chapter", backend="pi", pi_version="1.0.3")).results[0].run
     assert run.record.status == "error"
     assert run.record.failure.startswith("NoSuchKernel")
     assert (run.path / "executed.ipynb").is_file()
+    assert (run.record.backend, run.record.parameters) == ("pi@1.0.3", {"backend": "pi", "pi_version": "1.0.3"})
+    assert (run.record.environment.node, run.record.environment.pi_packages) == (
+        "v22.19.0",
+        {"@earendil-works/pi-ai": "1.0.3"},
+    )
 
 
 def _pinb(project: Project, *argv: str) -> subprocess.Popen[str]:

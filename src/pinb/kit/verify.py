@@ -61,6 +61,8 @@ def plan(project: Project, options: VerifyOptions) -> tuple[list[ExecutionReques
     """Build every request, or raise `KitError` for the first bad input; nothing is written."""
     if options.jobs < 1:
         raise KitError("--jobs must be at least 1")
+    if options.pi_version and options.backend != "pi":
+        raise KitError("--pi-version applies to --backend pi only")
     backend = backend_name(options.backend, options.pi_version or project.pi_version)
     chapters = project.select(list(options.chapters))
     if not chapters:

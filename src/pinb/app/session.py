@@ -276,6 +276,10 @@ class AgentSession(AgentWiringMixin, UserCommandsMixin, SettlementMixin):
                 self._spawn(self._reporting(pending, "send_message"))
 
         def send_user_message(content: Any, *, deliver_as: str | None = None) -> None:
+            if self._is_emitting_agent_settled:
+                # Pi's prompt() defers itself synchronously here; its errors reach the settling prompt's caller.
+                self._deferred_settled_actions.append(lambda: self.send_user_message(content, deliver_as=deliver_as))
+                return
             self._spawn(self._reporting(self.send_user_message(content, deliver_as=deliver_as), "send_user_message"))
 
         runtime.send_message = send_message

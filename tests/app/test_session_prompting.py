@@ -13,7 +13,7 @@ from pinb.ai import message_text
 from pinb.ai.faux import faux_assistant_message, faux_tool_call
 from pinb.ai.transcript import get_current_tools
 from pinb.app.extensions import ExtensionAPI
-from pinb.errors import AgentBusyError, UsageError
+from pinb.errors import AgentBusyError, ExtensionError, UsageError
 
 BUSY = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
 
@@ -103,7 +103,7 @@ async def test_bind_emits_session_start_and_shutdown_emits_session_shutdown() ->
     session, _ = await make_session([], ("x", ext))
     await session.shutdown()
     assert recorder.lines == ["startup", "ext start session_start", "quit", "ext stop session_shutdown"]
-    with pytest.raises(RuntimeError, match="stale"):
+    with pytest.raises(ExtensionError, match="stale"):
         assert session.extension_runner.create_context().has_ui
 
 

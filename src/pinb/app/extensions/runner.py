@@ -25,6 +25,7 @@ from pinb.app.extensions import results as rs
 from pinb.app.extensions.api import Extension, ExtensionRuntime
 from pinb.app.extensions.context import ExtensionContext, ExtensionErrorRecord
 from pinb.app.ui import NO_OP_UI, ExtensionUI, PromptEventUI
+from pinb.errors import ExtensionError
 
 STALE_CONTEXT = (
     "This extension ctx is stale after session replacement or reload. Do not use a captured pi or command ctx "
@@ -205,7 +206,7 @@ class ExtensionRunner:
 
     def assert_active(self) -> None:
         if self._stale_message:
-            raise RuntimeError(self._stale_message)
+            raise ExtensionError(self._stale_message)
 
     def create_context(self, **overrides: Callable[..., Any]) -> ExtensionContext:
         return ExtensionContext(self, overrides)

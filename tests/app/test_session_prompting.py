@@ -96,7 +96,10 @@ async def test_steer_and_follow_up_run_input_handlers_with_the_streaming_behavio
 async def test_bind_emits_session_start_and_shutdown_emits_session_shutdown() -> None:
     recorder = Recorder()
 
+    captured: list[ExtensionAPI] = []
+
     def ext(pi: ExtensionAPI) -> None:
+        captured.append(pi)
         pi.on("session_start", traced(recorder, "start", lambda e, c: recorder.lines.append(e.reason)))
         pi.on("session_shutdown", traced(recorder, "stop", lambda e, c: recorder.lines.append(e.reason)))
 
@@ -105,6 +108,8 @@ async def test_bind_emits_session_start_and_shutdown_emits_session_shutdown() ->
     assert recorder.lines == ["startup", "ext start session_start", "quit", "ext stop session_shutdown"]
     with pytest.raises(ExtensionError, match="stale"):
         assert session.extension_runner.create_context().has_ui
+    with pytest.raises(ExtensionError, match="stale"):
+        captured[0].on("agent_start", lambda e, c: None)
 
 
 async def test_a_prompt_sent_while_agent_settled_is_emitted_runs_after_it() -> None:

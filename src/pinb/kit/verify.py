@@ -16,6 +16,7 @@ from tqdm import tqdm
 
 from pinb.errors import KitError, PinbError
 from pinb.kit import environment
+from pinb.kit._imports import skip_unused_schema_extras
 from pinb.kit.notebook import check_parameters, inspect_notebook
 from pinb.kit.project import ChapterLike, Project, backend_name, default_parameters
 from pinb.kit.record import Inputs
@@ -91,6 +92,7 @@ def plan(project: Project, options: VerifyOptions) -> tuple[list[ExecutionReques
     if not todo:
         return [], results
     project.store.ensure_writable()
+    skip_unused_schema_extras()
     from pinb.kit.execute import ExecutionRequest  # papermill and nbformat load only when something runs
 
     env = environment.collect(project.root, backend, project.kernel_name)

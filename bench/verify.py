@@ -1,9 +1,10 @@
 """Benchmark `pinb verify` against bare papermill on the same notebooks, in one invocation.
 
-    .venv/bin/python bench/verify.py [--notebooks N] [--repeat R]
+    .venv/bin/python bench/verify.py [--notebooks N] [--repeat R] [--book]
 
-Builds a throw-away project of N small chapter notebooks (a parameters cell, the claims import, a few checks),
-then times, each as its own process the way a user runs it:
+Builds a throw-away project of N small chapter notebooks (a parameters cell, the claims import, a few checks), or
+with `--book` of copies of the book's registered chapter notebooks, then times, each as its own process the way
+a user runs it:
 
 1. bare papermill, sequentially, one process (the baseline), and again with the import shortcut pinb takes
    (`pinb.kit._imports`: jsonschema's unused IRI grammars are not compiled), for a like-for-like overhead;
@@ -106,17 +107,29 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notebooks", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--book", action="store_true", help="the book's registered chapter notebooks instead")
     args = parser.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="pinb-bench-"))
     try:
-        paths = make_project(root, args.notebooks)
-        env = os.environ | {
-            BENCH_ROOT_ENV: str(root),
-            "PINB_ROOT": str(root),
-            "PINB_REGISTRY": "verify:chapters",
-            "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parent), os.environ.get("PYTHONPATH", "")]),
-        }
+        env = os.environ | {"PINB_ROOT": str(root)}
+        if args.book:  # copies of the chapter notebooks, so the repository's own run store is left alone
+            from pinb.chapters.registry import chapters as book_chapters
+
+            repo = Path(__file__).resolve().parents[1]
+            paths = []
+            for chapter in book_chapters().values():
+                target = root / chapter.notebook
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(repo / chapter.notebook, target)
+                paths.append(target)
+        else:
+            paths = make_project(root, args.notebooks)
+            env |= {
+                BENCH_ROOT_ENV: str(root),
+                "PINB_REGISTRY": "verify:chapters",
+                "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parent), os.environ.get("PYTHONPATH", "")]),
+            }
         pinb = [sys.executable, "-m", "pinb.cli", "verify", "--no-progress"]
         figures: dict[str, list[float]] = {"papermill": [], "papermill_fast": [], "cold1": [], "cold2": [], "warm": []}
         for _ in range(args.repeat):
@@ -134,7 +147,8 @@ def main() -> int:
         shutil.rmtree(root, ignore_errors=True)
 
     base, fast, cold1, cold2, warm = (median[n] for n in ("papermill", "papermill_fast", "cold1", "cold2", "warm"))
-    print(f"{args.notebooks} notebooks, median of {args.repeat}, {os.cpu_count()} CPUs")
+    what = "the book's chapter notebooks" if args.book else "small generated notebooks"
+    print(f"{len(paths)} notebooks ({what}), median of {args.repeat}, {os.cpu_count()} CPUs")
     print(f"  bare papermill, sequential     {base:7.2f} s")
     print(f"  ... with pinb's import shortcut {fast:6.2f} s  (like for like: the rfc3987_syntax grammars skipped)")
     print(

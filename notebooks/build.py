@@ -108,8 +108,8 @@ if obs.traces:
         f"<td>{escape(r['note'])}</td></tr>"
         for r in rows
     )
-    display(HTML("<table border=1 cellpadding=3 style='border-collapse:collapse'><tr><th>command</th><th>tool</th>"
-                 "<th>what it destroys</th><th>this run</th><th>JavaScript (Node)</th><th>why</th></tr>" + body
+    display(HTML("<table border=1 cellpadding=3 style='border-collapse:collapse;text-align:left'>"
+                 "<tr><th>command</th><th>tool</th><th>what it destroys</th><th>this run</th><th>JavaScript (Node)</th><th>why</th></tr>" + body
                  + "</table>"))"""
 LADDER_PICTURE = """\
 if obs.shown.get("base"):

@@ -239,8 +239,8 @@ class ChapterRun:
             for r in rows
         )
         return HTML(
-            "<table border='1' cellpadding='3' style='border-collapse:collapse'><tr><th>claim</th><th>kind</th>"
-            f"<th>status</th><th>observed / why unrun</th></tr>{body}</table>"
+            "<table border='1' cellpadding='3' style='border-collapse:collapse;text-align:left'>"
+            f"<tr><th>claim</th><th>kind</th><th>status</th><th>observed / why unrun</th></tr>{body}</table>"
         )
 
 

@@ -292,7 +292,7 @@ def request_inspector_html(requests: Sequence[RequestInputs]) -> str:
         )
         previous = request.branch
     return (
-        '<table class="pinb-requests" style="border-collapse:collapse" border="1" cellpadding="4">'
+        '<table class="pinb-requests" style="border-collapse:collapse;text-align:left" border="1" cellpadding="4">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 

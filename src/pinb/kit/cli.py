@@ -27,7 +27,14 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("chapters", nargs="*", metavar="CHAPTER", help="chapter ids (default: every chapter)")
     p.add_argument("--backend", choices=("standin", "pi"), default="standin")
     p.add_argument("--pi-version", metavar="V", help="Pi version for --backend pi (default: the modelled one)")
-    p.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="notebooks run in parallel processes")
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=1,
+        metavar="N",
+        help="notebooks run in parallel processes (at most one per CPU)",
+    )
     p.add_argument("--force", action="store_true", help="run even when the inputs are unchanged since the last run")
     p.add_argument("--cell-timeout", type=_seconds, default=600.0, metavar="S", help="per cell (0: none)")
     p.add_argument("--timeout", type=_seconds, default=1800.0, metavar="S", help="per notebook (0: none)")

@@ -109,7 +109,8 @@ if obs.traces:
         for r in rows
     )
     display(HTML("<table border=1 cellpadding=3 style='border-collapse:collapse;text-align:left'>"
-                 "<tr><th>command</th><th>tool</th><th>what it destroys</th><th>this run</th><th>JavaScript (Node)</th><th>why</th></tr>" + body
+                 "<tr><th>command</th><th>tool</th><th>what it destroys</th><th>this run</th>"
+                 "<th>JavaScript (Node)</th><th>why</th></tr>" + body
                  + "</table>"))"""
 LADDER_PICTURE = """\
 if obs.shown.get("base"):

@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pinb.agent import (
@@ -32,6 +32,7 @@ from pinb.ai import (
     TextContent,
     UserMessage,
 )
+from pinb.ai.abort import AbortController
 from pinb.ai.transcript import get_current_system_message
 from pinb.app.extensions import events as ev
 from pinb.app.extensions import results as rs
@@ -43,7 +44,7 @@ from pinb.app.extensions.wiring import AgentWiringMixin
 from pinb.app.resources import LoadedResources
 from pinb.app.session_messages import convert_to_llm
 from pinb.app.session_tree import SessionManager
-from pinb.app.settlement import ContinuationRecord, SettlementMixin
+from pinb.app.settlement import ContinuationRecord, RetrySettings, SettlementMixin
 from pinb.app.system_prompt import (
     SystemPromptOptions,
     build_system_prompt,
@@ -122,8 +123,13 @@ class AgentSession(AgentWiringMixin, UserCommandsMixin, SettlementMixin):
         cwd: str,
         prompt_options: SystemPromptOptions,
         tool_registry: dict[str, Any],
+        retry_settings: RetrySettings | None = None,
     ) -> None:
         self.agent = agent
+        #: Pi's automatic retry of transient provider errors (``enabled=False`` turns it off).
+        self.retry_settings = retry_settings or RetrySettings()
+        self._retry_attempt = 0
+        self._retry_controller: AbortController | None = None
         self.session_manager = session_manager
         self.extension_runner = runner
         self.cwd = cwd
@@ -208,8 +214,8 @@ class AgentSession(AgentWiringMixin, UserCommandsMixin, SettlementMixin):
         return build_system_prompt(options)
 
     def _session_agent_end(self, event: Any) -> SessionAgentEndEvent:
-        # Pi adds willRetry; pinb models no automatic retry, so it is always false.
-        return SessionAgentEndEvent(messages=tuple(event.messages), will_retry=False)
+        will_retry = self._will_retry_after_agent_end(event.messages)
+        return SessionAgentEndEvent(messages=tuple(event.messages), will_retry=will_retry)
 
     def _emit_session_settled(self, aborted: bool) -> None:
         self._emit(AgentSettledEvent(aborted=aborted))
@@ -560,6 +566,8 @@ class AgentSession(AgentWiringMixin, UserCommandsMixin, SettlementMixin):
         """
         if self._is_agent_run_active:
             self._agent_run_abort_requested = True
+        if self._retry_controller is not None:
+            self._retry_controller.abort()
         if self._is_before_settle:
             self._abort_during_before_settle = True
         self.agent.abort()
@@ -624,6 +632,8 @@ class AgentSessionOptions:
     ui: ExtensionUI | None = None
     mode: Mode = "print"
     on_error: Callable[[ExtensionErrorRecord], None] | None = None
+    #: Pi's automatic retry of transient provider errors (default: on, 3 retries, 2 s doubling).
+    retry: RetrySettings = field(default_factory=RetrySettings)
     #: Bind extensions (UI, mode, ``session_start``) right away, as Pi's modes do on start.
     bind: bool = True
 
@@ -694,6 +704,7 @@ async def create_agent_session(options: AgentSessionOptions | None = None, **kwa
         cwd=options.cwd,
         prompt_options=prompt_options,
         tool_registry=registry,
+        retry_settings=options.retry,
     )
     session.extension_load_errors = list(loaded.errors)
     session.bind_core()

@@ -12,11 +12,13 @@ Pi has no continuation cap, and neither does pinb; ``ContinuationRecord`` lets a
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from pinb.ai import CustomMessage
+from pinb.ai import CustomMessage, PiRecord, sleep_or_abort
+from pinb.ai.abort import AbortController, AbortError
 from pinb.app.extensions import events as ev
 from pinb.app.extensions.context import ExtensionErrorRecord
 from pinb.app.extensions.events import AgentActivityOutcome, BoundaryContextPreview
@@ -140,6 +142,192 @@ def build_boundary_context(
     )
 
 
+# --- automatic retry (Pi's settings.retry and pi-ai's error classifiers) ------------------------------------------
+
+
+@dataclass(frozen=True)
+class RetrySettings:
+    """Pi's ``settings.retry`` defaults: retry transient provider errors 3 times, 2 s doubling, capped at 60 s."""
+
+    enabled: bool = True
+    max_retries: int = 3
+    base_delay_ms: int = 2000
+    max_agent_delay_ms: int = 60_000
+
+
+def retry_delay_ms(settings: RetrySettings, attempt: int) -> int:
+    """pi-ai's ``retryDelayMs``: ``base * 2^(attempt-1)``, capped."""
+    return min(settings.base_delay_ms * 2 ** max(0, attempt - 1), settings.max_agent_delay_ms)
+
+
+def _any_of(patterns: Sequence[str]) -> re.Pattern[str]:
+    return re.compile("|".join(patterns), re.IGNORECASE)
+
+
+# pi-ai 1.6.0 utils/retry.ts, pattern for pattern.
+_NON_RETRYABLE = _any_of(
+    [
+        "GoUsageLimitError",
+        "FreeUsageLimitError",
+        "Monthly usage limit reached",
+        "available balance",
+        "insufficient_quota",
+        "out of budget",
+        "quota exceeded",
+        "billing",
+        "subscription_sharing_usage_limit_exceeded",
+        "subscription_sharing_workplace_individual_usage_limit_exceeded",
+        '"code"\\s*:\\s*"?1308(?![0-9])',
+    ]
+)
+_RETRYABLE = _any_of(
+    [
+        "overloaded",
+        "server_busy",
+        "servers are currently busy",
+        "currently experiencing high demand",
+        "model is at capacity",
+        "rate.?limit",
+        "too many requests",
+        "(?<![a-z0-9])(?:429|500|502|503|504|520|524)(?![a-z0-9])",
+        "service.?(?:is.?)?(?:temporarily.?)?unavailable",
+        "server.?error",
+        "internal.?error",
+        "provider.?returned.?(?:an.?)?error",
+        "exceeded request buffer limit while retrying upstream",
+        "unable to forward upstream",
+        "upstream.?request.?failed",
+        "upstream_stream_read_error",
+        "stream was interrupted",
+        "http/?2 stream failed",
+        "network.?error",
+        "connection.?error",
+        "connection.?refused",
+        "connection.?lost",
+        "connection.?closed",
+        "other side closed",
+        "fetch failed",
+        "request to \\S+ failed, reason:",
+        "getaddrinfo",
+        "(?<![a-z0-9_])(?:ECONNRESET|ECONNABORTED|ECONNREFUSED|ETIMEDOUT|EPIPE)(?![a-z0-9_])",
+        "connection reset by peer",
+        "ENOTFOUND",
+        "EAI_AGAIN",
+        "upstream.?connect",
+        "reset before headers",
+        "socket hang up",
+        "socket connection was closed",
+        "timed? out",
+        "timeout",
+        "terminated",
+        "websocket.?closed",
+        "websocket.?error",
+        "websocket.?connection.?limit.?reached",
+        "ended without",
+        "stream ended before message_stop",
+        "stream ended before a terminal response event",
+        "http2 request did not get a response",
+        "stream disconnected before completion",
+        "cut short after the reply had begun",
+        "pending stream has been canceled",
+        "retry delay",
+        "you can retry your request",
+        "try your request again",
+        "please retry your request",
+        "ResourceExhausted",
+        "subscription_sharing_usage_unavailable",
+        "subscription_sharing_user_unavailable",
+    ]
+)
+# pi-ai 1.6.0 utils/overflow.ts: context overflow goes to compaction, never to retry.
+_OVERFLOW = [
+    re.compile(source, re.IGNORECASE)
+    for source in (
+        r"prompt (?:is )?too long",
+        r"prompt exceeds max length",
+        r"request_too_large",
+        r"input is too long for requested model",
+        r"exceeds the context window",
+        r"exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\d,]+ tokens?|\s*\([\d,]+\))",
+        r"context window exceeded",
+        r"input token count.*exceeds the maximum",
+        r"maximum prompt length is \d+",
+        r"reduce the length of the messages",
+        r"maximum context length is \d+ tokens",
+        r"exceeds (?:the )?maximum allowed input length of [\d,]+ tokens?",
+        r"input \(\d+ tokens\) is longer than the model'?s context length \(\d+ tokens\)",
+        r"exceeds the limit of \d+",
+        r"exceeds the available context size",
+        r"greater than the context length",
+        r"context window exceeds limit",
+        r"exceeded model token limit",
+        r"too large for model with \d+ maximum context length",
+        r"prompt has [\d,]+ tokens?, but the configured context size is [\d,]+ tokens?",
+        r"model_context_window_exceeded",
+        r"prompt too long; exceeded (?:max )?context length",
+        r"range of input length should be",
+        r"context[_ ]length[_ ]exceeded",
+        r"too many tokens",
+        r"token limit exceeded",
+        r"^(?:[\w -]+ API error \(413\):|413(?:\s|:|$))",
+    )
+]
+_NON_OVERFLOW = [
+    re.compile(r"^(Throttling error|Service unavailable):", re.IGNORECASE),
+    re.compile(r"rate limit", re.IGNORECASE),
+    re.compile(r"too many requests", re.IGNORECASE),
+]
+_CEREBRAS_BODYLESS = re.compile(r"^4(?:00|13)\s*(?:status code)?\s*\(no body\)", re.IGNORECASE)
+
+
+def is_context_overflow(message: Any, context_window: int = 0) -> bool:
+    """pi-ai's ``isContextOverflow``: an overflow error text, or a silent overflow visible in the usage."""
+    stop_reason = getattr(message, "stop_reason", None)
+    error = getattr(message, "error_message", None)
+    if stop_reason == "error" and error and not any(p.search(error) for p in _NON_OVERFLOW):
+        if any(p.search(error) for p in _OVERFLOW):
+            return True
+        if getattr(message, "provider", None) == "cerebras" and _CEREBRAS_BODYLESS.search(error):
+            return True
+    usage = getattr(message, "usage", None)
+    if context_window and usage is not None:
+        tokens = usage.input + usage.cache_read
+        if stop_reason == "stop" and tokens > context_window:
+            return True
+        if stop_reason == "length" and usage.output == 0 and tokens >= context_window * 0.99:
+            return True
+    return False
+
+
+def is_retryable_error(message: Any, context_window: int = 0) -> bool:
+    """Whether Pi retries this assistant message: a transient provider error, not an overflow or a quota limit."""
+    if is_context_overflow(message, context_window):
+        return False
+    error = getattr(message, "error_message", None)
+    if getattr(message, "stop_reason", None) != "error" or not error:
+        return False
+    return not _NON_RETRYABLE.search(error) and bool(_RETRYABLE.search(error))
+
+
+class AutoRetryStartEvent(PiRecord):
+    """A transient provider error: the session waits ``delay_ms`` and retries (attempt ``attempt`` of ``max``)."""
+
+    type: Literal["auto_retry_start"] = "auto_retry_start"
+    attempt: int
+    max_attempts: int
+    delay_ms: int
+    error_message: str
+
+
+class AutoRetryEndEvent(PiRecord):
+    """Retrying ended: a later response succeeded, the attempts ran out, or the retry was cancelled."""
+
+    type: Literal["auto_retry_end"] = "auto_retry_end"
+    success: bool
+    attempt: int
+    final_error: str | None = None
+
+
 class SettlementMixin:
     """The run-to-settlement half of ``AgentSession``: boundaries, continuations, ``agent_settled``.
 
@@ -165,6 +353,9 @@ class SettlementMixin:
         _deferred_settled_actions: list[Callable[[], Any]]
         _last_assistant_message: Any
         _run_prompt_options: Any
+        _retry_attempt: int
+        _retry_controller: Any
+        retry_settings: RetrySettings
         _base_prompt_options: Any
 
         def _entry_appended(self, entry: Any) -> None: ...
@@ -301,7 +492,7 @@ class SettlementMixin:
         try:
             await self.agent.prompt(messages)
             while not self._agent_run_abort_requested:
-                if self._handle_post_agent_run():
+                if await self._handle_post_agent_run():
                     if self._agent_run_abort_requested:
                         break
                     self.continuations.append(ContinuationRecord("queued", self._settlements))
@@ -313,6 +504,8 @@ class SettlementMixin:
                     break
                 await self.agent.continue_()
         finally:
+            if self._agent_run_abort_requested:
+                self._finish_cancelled_retry()
             self._run_prompt_options = None
             self._flush_pending_bash_messages()
             self._flush_pending_custom_messages()
@@ -350,14 +543,93 @@ class SettlementMixin:
             messages.insert(0, update)
         return messages
 
-    def _handle_post_agent_run(self) -> bool:
+    async def _handle_post_agent_run(self) -> bool:
         message, self._last_assistant_message = self._last_assistant_message, None
         if self._agent_run_abort_requested:
+            self._finish_cancelled_retry()
             return False
         if message is None:
             return self.agent.has_queued_messages()
+        if self._is_retryable(message) and await self._prepare_retry(message):
+            if self._agent_run_abort_requested:
+                self._finish_cancelled_retry()
+            return not self._agent_run_abort_requested
+        if self._agent_run_abort_requested:
+            self._finish_cancelled_retry()
+            return False
+        if message.stop_reason == "error" and self._retry_attempt > 0:
+            self._emit(AutoRetryEndEvent(success=False, attempt=self._retry_attempt, final_error=message.error_message))
+            self._retry_attempt = 0
         # Follow-ups queued by agent_end handlers need a fresh run before pre-settlement handlers fire.
-        return self.agent.has_queued_messages()
+        return not self._agent_run_abort_requested and self.agent.has_queued_messages()
+
+    # --- automatic retry ---
+
+    def _is_retryable(self, message: Any) -> bool:
+        model = self.agent.state.model
+        return is_retryable_error(message, getattr(model, "context_window", 0) or 0)
+
+    def _will_retry_after_agent_end(self, messages: Sequence[Any]) -> bool:
+        settings = self.retry_settings
+        if self._agent_run_abort_requested or not settings.enabled or self._retry_attempt >= settings.max_retries:
+            return False
+        last = next((m for m in reversed(messages) if getattr(m, "role", None) == "assistant"), None)
+        return last is not None and self._is_retryable(last)
+
+    async def _prepare_retry(self, message: Any) -> bool:
+        settings = self.retry_settings
+        if not settings.enabled:
+            return False
+        self._retry_attempt += 1
+        if self._retry_attempt > settings.max_retries:
+            self._retry_attempt -= 1  # the final failure is announced after the run
+            return False
+        delay = retry_delay_ms(settings, self._retry_attempt)
+        self._emit(
+            AutoRetryStartEvent(
+                attempt=self._retry_attempt,
+                max_attempts=settings.max_retries,
+                delay_ms=delay,
+                error_message=message.error_message or "Unknown error",
+            )
+        )
+        # The failed attempt stays in the session but leaves the model's context for good.
+        self._omit_recovery_attempt(message)
+        self._retry_controller = AbortController()
+        try:
+            await sleep_or_abort(delay / 1000, self._retry_controller.signal)
+        except AbortError:
+            self._finish_cancelled_retry()
+            return False
+        finally:
+            self._retry_controller = None
+        return True
+
+    def _omit_recovery_attempt(self, message: Any) -> None:
+        call_ids = {block.id for block in message.content if getattr(block, "type", None) == "toolCall"}
+        messages = list(self.agent.state.messages)
+        index = next((i for i, m in enumerate(messages) if m is message), -1)
+        results = []
+        for later in messages[index + 1 :] if index >= 0 else []:
+            if getattr(later, "role", None) == "assistant":
+                break
+            if getattr(later, "role", None) == "toolResult" and later.tool_call_id in call_ids:
+                results.append(later)
+        for target in (message, *results):
+            entry_id = self._entry_id_of(target)
+            if entry_id is None:
+                continue
+            edit_id = self.session_manager.append_context_edit(entry_id, None)
+            entry = self.session_manager.get_entry(edit_id)
+            if entry is not None:
+                self._entry_appended(entry)
+        self._refresh_finalized_context()
+
+    def _finish_cancelled_retry(self) -> None:
+        if self._retry_attempt == 0:
+            return
+        attempt, self._retry_attempt = self._retry_attempt, 0
+        self._emit(AutoRetryEndEvent(success=False, attempt=attempt, final_error="Retry cancelled"))
 
     async def _emit_agent_settled(self) -> None:
         self._is_agent_run_active = False

@@ -27,6 +27,7 @@ from pinb.ai.transcript import content_text, get_current_system_message
 from pinb.app.extensions import events as ev
 from pinb.app.extensions.runner import role_of
 from pinb.app.session_messages import convert_to_llm
+from pinb.app.settlement import AutoRetryEndEvent
 from pinb.app.system_prompt import SystemPromptOptions, diff_system_prompt_sections
 from pinb.app.system_prompt import build_system_prompt_sections as build_sections
 
@@ -70,6 +71,7 @@ class AgentWiringMixin:
         _boundary_dispatched: list[Any]
         _last_assistant_message: Any
         _agent_run_abort_requested: bool
+        _retry_attempt: int
 
         def get_active_tool_names(self) -> list[str]: ...
         def _emit(self, event: Any) -> None: ...
@@ -207,6 +209,10 @@ class AgentWiringMixin:
             self._entry_ids[id(message)] = (message, entry_id)
         if role == "assistant":
             self._last_assistant_message = message
+            # A successful response ends a retry sequence at once, even mid-run.
+            if message.stop_reason != "error" and self._retry_attempt > 0:
+                self._emit(AutoRetryEndEvent(success=True, attempt=self._retry_attempt))
+                self._retry_attempt = 0
 
     async def _emit_extension_event(self, event: Any) -> None:
         runner = self.extension_runner

@@ -8,6 +8,7 @@ from pinb.app.extensions import (
     ExtensionRunner,
     load_extensions,
 )
+from pinb.app.extensions.user_commands import CompactionEndEvent, CompactionStartEvent
 from pinb.app.session import (
     AgentSession,
     AgentSessionOptions,
@@ -17,7 +18,7 @@ from pinb.app.session import (
     SessionAgentEndEvent,
     create_agent_session,
 )
-from pinb.app.settlement import ContinuationRecord
+from pinb.app.settlement import AutoRetryEndEvent, AutoRetryStartEvent, ContinuationRecord, RetrySettings
 from pinb.app.ui import NO_OP_UI, ExtensionUI, NoOpUI, ScriptedUI, UICall
 
 __all__ = [
@@ -25,6 +26,10 @@ __all__ = [
     "AgentSession",
     "AgentSessionOptions",
     "AgentSettledEvent",
+    "AutoRetryEndEvent",
+    "AutoRetryStartEvent",
+    "CompactionEndEvent",
+    "CompactionStartEvent",
     "ContinuationRecord",
     "EntryAppendedEvent",
     "Extension",
@@ -35,6 +40,7 @@ __all__ = [
     "ExtensionUI",
     "NoOpUI",
     "QueueUpdateEvent",
+    "RetrySettings",
     "ScriptedUI",
     "SessionAgentEndEvent",
     "UICall",

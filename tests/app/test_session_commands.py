@@ -148,3 +148,24 @@ async def test_user_bash_without_handlers_never_touches_the_host(tmp_path: Any) 
     assert (result.output, result.exit_code) == ("", 0)
     simulated = await session.execute_user_bash("echo hi", run=lambda command, cwd: "hi\n")
     assert simulated.output == "hi\n"
+
+
+async def test_skill_command_expands_to_the_skill_block() -> None:
+    from pinb.app.resources import VirtualFS, Workspace
+
+    skill = "---\nname: deploy\ndescription: Deploy the app.\n---\n\n# Deploy\nRun make deploy.\n"
+    workspace = Workspace(VirtualFS({"/project/.pi/skills/deploy/SKILL.md": skill}))
+    session, faux = await make_session([faux_assistant_message("ok")], workspace=workspace)
+    await session.prompt("/skill:deploy to staging")
+    sent = message_text(faux.requests[0].context.messages[-1])
+    assert sent == (
+        '<skill name="deploy" location="/project/.pi/skills/deploy/SKILL.md">\n'
+        "References are relative to /project/.pi/skills/deploy.\n\n# Deploy\nRun make deploy.\n</skill>\n\nto staging"
+    )
+    assert "<skills>" in session.system_prompt
+
+
+async def test_unknown_skill_passes_through() -> None:
+    session, faux = await make_session([faux_assistant_message("ok")])
+    await session.prompt("/skill:nope")
+    assert message_text(faux.requests[0].context.messages[-1]) == "/skill:nope"

@@ -41,7 +41,7 @@ from pinb.app.extensions.context import ExtensionErrorRecord
 from pinb.app.extensions.runner import ContextActions, ExtensionRunner
 from pinb.app.extensions.user_commands import UserCommandsMixin
 from pinb.app.extensions.wiring import AgentWiringMixin
-from pinb.app.resources import LoadedResources
+from pinb.app.resources import LoadedResources, Skill, Workspace, load_resources, parse_frontmatter
 from pinb.app.session_messages import convert_to_llm
 from pinb.app.session_tree import SessionManager
 from pinb.app.settlement import ContinuationRecord, RetrySettings, SettlementMixin
@@ -124,8 +124,13 @@ class AgentSession(AgentWiringMixin, UserCommandsMixin, SettlementMixin):
         prompt_options: SystemPromptOptions,
         tool_registry: dict[str, Any],
         retry_settings: RetrySettings | None = None,
+        workspace: Workspace | None = None,
+        skills: Sequence[Skill] = (),
     ) -> None:
         self.agent = agent
+        #: The in-memory file set skills are read from (``/skill:name``); ``None``: none.
+        self.workspace = workspace
+        self._skills = tuple(skills)
         #: Pi's automatic retry of transient provider errors (``enabled=False`` turns it off).
         self.retry_settings = retry_settings or RetrySettings()
         self._retry_attempt = 0
@@ -389,6 +394,8 @@ class AgentSession(AgentWiringMixin, UserCommandsMixin, SettlementMixin):
         if processed is None:
             return
         current_text, current_images = processed
+        if expand_prompt_templates:
+            current_text = self._expand_skill_command(current_text)
         if self.is_streaming:
             if not behavior:
                 raise AgentBusyError(BUSY_ERROR)
@@ -439,6 +446,7 @@ class AgentSession(AgentWiringMixin, UserCommandsMixin, SettlementMixin):
         processed = await self._run_input_handlers(text, images, source, behavior if self.is_streaming else None)
         if processed is None:
             return "handled"
+        processed = (self._expand_skill_command(processed[0]), processed[1])
         if behavior == "steer":
             self._queue_steer(*processed)
         else:
@@ -457,6 +465,29 @@ class AgentSession(AgentWiringMixin, UserCommandsMixin, SettlementMixin):
         if isinstance(result, rs.InputTransform):
             return result.text, result.images if result.images is not None else images
         return text, images
+
+    def _expand_skill_command(self, text: str) -> str:
+        """Pi's ``/skill:name args``: the skill's instructions (frontmatter stripped) in a ``<skill>`` block."""
+        if not text.startswith("/skill:"):
+            return text
+        space = text.find(" ")
+        name = text[7:] if space == -1 else text[7:space]
+        args = "" if space == -1 else text[space + 1 :].strip()
+        skill = next((s for s in self._skills if s.name == name), None)
+        if skill is None:
+            return text
+        try:
+            if self.workspace is None:
+                raise FileNotFoundError(f"ENOENT: no such file or directory, open '{skill.file_path}'")
+            body = parse_frontmatter(self.workspace.fs.read_text(skill.file_path))[1].strip()
+        except Exception as error:
+            self.extension_runner.emit_error(ExtensionErrorRecord(skill.file_path, "skill_expansion", str(error)))
+            return text
+        block = (
+            f'<skill name="{skill.name}" location="{skill.file_path}">\n'
+            f"References are relative to {skill.base_dir}.\n\n{body}\n</skill>"
+        )
+        return f"{block}\n\n{args}" if args else block
 
     def _user_message(self, text: str, images: Any) -> UserMessage:
         return UserMessage(content=(TextContent(text=text), *(images or ())))
@@ -624,6 +655,8 @@ class AgentSessionOptions:
     system_prompt: str | None = None
     #: What Pi's resource loader found (context files, skills, ``SYSTEM.md``, ``APPEND_SYSTEM.md``).
     resources: LoadedResources | None = None
+    #: An in-memory workspace: its resources are loaded (unless ``resources`` is given) and skills read from it.
+    workspace: Workspace | None = None
     thinking_level: str = "off"
     tool_execution: Literal["parallel", "sequential"] = "parallel"
     steering_mode: Literal["all", "one-at-a-time"] = "one-at-a-time"
@@ -690,8 +723,11 @@ async def create_agent_session(options: AgentSessionOptions | None = None, **kwa
         for tool in extension.tools.values():
             registry.setdefault(tool.name, _extension_tool(tool, runner))
     snippets = {t.name: t.prompt_snippet for e in loaded.extensions for t in e.tools.values() if t.prompt_snippet}
-    if options.resources is not None:
-        prompt_options = options_from_resources(options.resources, options.cwd, list(registry))
+    resources = options.resources
+    if resources is None and options.workspace is not None:
+        resources = load_resources(options.workspace)
+    if resources is not None:
+        prompt_options = options_from_resources(resources, options.cwd, list(registry))
     else:
         prompt_options = SystemPromptOptions(cwd=options.cwd, selected_tools=list(registry))
     if options.system_prompt is not None:
@@ -705,6 +741,8 @@ async def create_agent_session(options: AgentSessionOptions | None = None, **kwa
         prompt_options=prompt_options,
         tool_registry=registry,
         retry_settings=options.retry,
+        workspace=options.workspace,
+        skills=resources.skills if resources is not None else (),
     )
     session.extension_load_errors = list(loaded.errors)
     session.bind_core()

@@ -247,7 +247,10 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "session_before_compact preparation, reason, willRetry, signal Cancel, or supply your own summary",
         "The events that change behaviour, table row session_before_compact",
         backends=STANDIN,
-        notes=("scenarios cannot trigger compaction on real Pi; checked on the stand-in's compaction",),
+        notes=(
+            "scenarios cannot trigger compaction on real Pi, and the stand-in's session runs no compaction "
+            "that would fire this event: no experiment yet, so it stays UNRUN",
+        ),
     ),
     reported(
         "pi-16.events.user-bash",

@@ -418,7 +418,8 @@ def judge_abort_keeps_queued(traces: dict[str, Trace]) -> Finding:
     first_end = tq.index(lines, tq.is_("agent_end"), max(abort_at, 0))
     if abort_at < 0 or first_end < 0:
         return Finding(False, f"no abort ({abort_at}) or no agent_end after it ({first_end})")
-    aborted = any(ln.get("stopReason") == "aborted" for ln in lines[abort_at:first_end])
+    stops = [ln.get("stopReason") for ln in lines[abort_at:first_end] if ln.get("type") == "message_end"]
+    stops = [stop for stop in stops if stop is not None]
     requests_after_abort = tq.requests(lines[abort_at:first_end])
     later = tq.requests(lines[first_end:])
     where: dict[str, str] = {}
@@ -429,11 +430,13 @@ def judge_abort_keeps_queued(traces: dict[str, Trace]) -> Finding:
             "reached a later request" if reached else "never reached the model"
         )
     kept = all(value.endswith("reached a later request") for value in where.values())
-    holds = aborted and not requests_after_abort and kept
+    # "Stops the current run": the run ends (agent_end) without asking the provider again; Pi names the last
+    # reply's stop reason differently across releases (aborted on 1.6.0, error on 1.0.3), so it is evidence only.
+    holds = not requests_after_abort and kept
     return Finding(
         holds,
-        f"run ended aborted: {aborted}; provider requests after the abort in that run: {len(requests_after_abort)}; "
-        f"queued messages: {where}",
+        f"after the abort the run ended with no further provider request ({len(requests_after_abort)}); last stop "
+        f"reason {stops[-1] if stops else None!r}; queued messages: {where}",
     )
 
 

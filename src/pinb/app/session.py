@@ -4,10 +4,16 @@ The session subscribes to the Agent and, for every agent event, runs the extensi
 public listeners (``subscribe``), then persists finalised messages in the session tree. It installs the Agent hooks
 Pi installs: ``before_tool_call`` → ``tool_call``, ``after_tool_call`` → ``tool_result``, ``transform_context`` →
 ``context``/``context_with_system`` (plus a forced system prompt), ``prepare_request`` → the session projection,
-``finish_turn`` → the ``turn_end`` boundary. A prompt runs to *settlement*: after ``agent_end``, queued follow-ups
-run first, then ``agent_before_settle`` (extensions only) may add entries and continue, and ``agent_settled`` fires
-once at the true end. Messages are frozen models; where Pi replaces a message object in place (``message_end``) the
-session rewrites the frozen object's fields so the Agent's state, later events and persistence all see it.
+``finish_turn`` → the ``turn_end`` boundary. A prompt runs to *settlement*: after ``agent_end``, transient errors are
+retried and queued follow-ups run, then ``agent_before_settle`` (extensions only) may add entries and continue, and
+``agent_settled`` fires once at the true end. Messages are frozen models; where Pi replaces a message object in place
+(``message_end``) the session rewrites the frozen object's fields so the Agent's state, later events and persistence
+all see it.
+
+The class is assembled from one-job parts: ``extensions/wiring.py`` (agent hooks and events),
+``extensions/actions.py`` (binding, ``pi`` actions, custom messages, ``/commands``), ``extensions/user_commands.py``
+(``/compact``, ``!command``) and ``settlement.py`` (the run, boundaries, retry, ``agent_settled``). This module keeps
+state, prompting, queues, abort and construction (``create_agent_session``).
 """
 
 from __future__ import annotations

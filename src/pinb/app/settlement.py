@@ -7,6 +7,11 @@ preview fail, which discards the whole proposal. A continuation needs runnable m
 ``<boundary> requested continuation without runnable model context`` and makes no request.
 
 Pi has no continuation cap, and neither does pinb; ``ContinuationRecord`` lets a notebook show a loop instead.
+
+After a low-level run ends, a transient provider error is retried first (Pi's ``settings.retry``: the failed attempt
+is omitted from context with a ``context_edit``, ``auto_retry_start``/``auto_retry_end`` tell listeners), then queued
+messages run, then ``agent_before_settle``; an aborted run skips all three. ``SettlementMixin`` is that loop, as part
+of ``pinb.app.session.AgentSession``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``ExtensionAPI.on`` has one overload per event: a handler with the wrong result type is a type error.
 
-Runs mypy when it is installed (it is not a project dependency); skipped otherwise.
+Runs mypy (a test dependency); skipped where it is not installed.
 """
 
 from __future__ import annotations

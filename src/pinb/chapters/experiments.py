@@ -142,9 +142,15 @@ class ChapterRun:
         return self._cache[key]
 
     def _save(self, scenario_id: str, trace: Trace) -> None:
-        self.artifacts_dir.mkdir(parents=True, exist_ok=True)  # type: ignore[union-attr]
+        assert self.artifacts_dir is not None
+        self.artifacts_dir.mkdir(parents=True, exist_ok=True)
         text = "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in trace)
-        (self.artifacts_dir / f"{scenario_id}.jsonl").write_text(text, encoding="utf-8")  # type: ignore[operator]
+        folder = self.artifacts_dir
+        path, n = folder / f"{scenario_id}.jsonl", 1
+        while path.exists() and path.read_text(encoding="utf-8") != text:  # same id, other knobs: keep both
+            n += 1
+            path = folder / f"{scenario_id}-{n}.jsonl"
+        path.write_text(text, encoding="utf-8")
 
     async def check(self, claim_id: str, show: bool = True) -> Observation:
         """Run the claim's experiment and record its outcome; or say why it stays UNRUN on this backend."""

@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from pinb.chapters.experiments import ChapterRun
+from pinb.kit import claims
+
+
+async def test_check_records_an_outcome_and_saves_the_trace(tmp_path: Path) -> None:
+    run = ChapterRun("pi-01-chapter", "standin", artifacts_dir=str(tmp_path))
+    before = len(claims.recorded())
+    observation = await run.check("pi-01.example.three-lines", show=False)
+    recorded = claims.recorded()[before:]
+    assert [(o.claim_id, o.outcome, o.backend) for o in recorded] == [("pi-01.example.three-lines", "holds", "standin")]
+    assert observation.finding is not None and "stop: toolUse" in observation.finding.evidence
+    assert (tmp_path / "ch01-word-count-agent.jsonl").is_file()
+
+
+async def test_unrun_claims_record_nothing_and_say_why(capsys) -> None:
+    run = ChapterRun("pi-01-chapter", "standin")
+    before = len(claims.recorded())
+    reported = await run.check("pi-01.fork.refuse-session")
+    package = await run.check("pi-01.packages.core-size")
+    assert len(claims.recorded()) == before
+    assert reported.unrun and "fork" in reported.unrun
+    assert package.unrun and "cannot check" in package.unrun
+    assert "UNRUN on standin: pi-01.packages.core-size" in capsys.readouterr().out
+    rows = {row["claim"]: row for row in run.summary_rows()}
+    assert rows["pi-01.fork.refuse-session"]["status"] == "UNRUN"
+    assert rows["pi-01.loop.turn-shape"]["why"] == "not checked in this run"

@@ -56,6 +56,15 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         layer="agent",
     ),
     _C(
+        "pi-01.loop.wider-run",
+        "The wider run may continue through another request, a queued message, or application-level recovery.",
+        "One turn ¶3",
+        notes=(
+            "observed with tool results, a queued follow-up and a settlement handler; provider-error recovery "
+            "is not scripted",
+        ),
+    ),
+    _C(
         "pi-01.loop.continuation-test",
         "Do the tool results, or queued messages, require another model request? | +-- yes -> start another turn | "
         "+-- no -> the run ends",
@@ -357,6 +366,14 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "What kind of thing the loop is ¶4",
         layer="agent",
     ),
+    reported(
+        "pi-01.layers.embeddable",
+        "You can embed it; the same agent then drives a terminal, a JSON stream, an RPC process, or an application "
+        "you wrote yourself.",
+        "What kind of thing the loop is ¶4",
+        XREF_REASON + " (the interfaces are chapters 31 to 35); here only the embedding without a terminal runs "
+        "(pi-01.packages.core-runs-alone)",
+    ),
     _C(
         "pi-01.packages.core-description",
         "Its own package description is a “general-purpose agent with transport abstraction, state management, and "
@@ -405,6 +422,14 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         'This program prints: stop: toolUse tool: word_count {"words":4} stop: stop',
         "The agent core, run with no provider and no terminal ¶3",
         layer="agent",
+    ),
+    reported(
+        "pi-01.example.node-runs-typescript",
+        "Run it from the examples/ folder beside this book, on Node.js 22.19 or newer, which executes TypeScript "
+        "directly.",
+        "The agent core, run with no provider and no terminal ¶2",
+        "a statement about Node.js and the book's examples folder; the reference runner drives Pi from JavaScript "
+        "and runs no TypeScript",
     ),
     _C(
         "pi-01.example.provider-is-one-argument",
@@ -512,6 +537,14 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         backends=STANDIN,
         layer="agent",
         notes=("as above: agent-core hooks are not in the scenario format",),
+    ),
+    reported(
+        "pi-01.seam.named-decision",
+        "First, a seam is a seam for a named decision. beforeToolCall is a seam for “may this effect happen”, and, as "
+        "chapter 39 shows, a hook that is no seam for that decision can still be one for another (“does this run "
+        "continue”).",
+        "Where the layer boundary actually is ¶5",
+        XREF_REASON + " (chapter 39 runs it)",
     ),
     reported(
         "pi-01.seam.undocumented",

@@ -501,6 +501,7 @@ EXPERIMENTS: dict[str, Any] = {
     "pi-01.loop.continuation-test": ScenarioExperiment(_continuation, judge_continuation_test),
     "pi-01.loop.turn-shape": ScenarioExperiment(_parallel, judge_turn_shape, picture="two-tools"),
     "pi-01.loop.continuation-explicit": ScenarioExperiment(_continuation_app, judge_continuation_explicit),
+    "pi-01.loop.wider-run": ScenarioExperiment(_continuation_app, judge_continuation_explicit, "settle-continue"),
     "pi-01.inputs.branch-injection": ScenarioExperiment(_inputs, judge_branch_injection, picture="sentence"),
     "pi-01.inputs.tool-registration": ScenarioExperiment(_inputs, judge_tool_registration, picture="tool"),
     "pi-01.inputs.neither-changes-other": ScenarioExperiment(_inputs, judge_neither_changes_other, picture="both"),

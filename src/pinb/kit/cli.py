@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -110,6 +111,15 @@ def _project(args: argparse.Namespace) -> Project:
     return load_project(getattr(args, "root", None))
 
 
+def _out(text: str, end: str = "\n") -> None:
+    """Print to stdout; a reader that stops early (`pinb status | head`) is not an error."""
+    try:
+        sys.stdout.write(text + end)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def _warn(problems: list[StoreProblem]) -> None:
     for problem in problems:
         print(f"pinb: warning: {problem}", file=sys.stderr)
@@ -134,7 +144,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     )
     result = verify(project, options)
     rows, failures = verify_table(result)
-    print(format_table(rows))
+    _out(format_table(rows))
     for line in failures:
         print(f"pinb: {line}", file=sys.stderr)
     return verify_exit_code(result, rows)
@@ -201,9 +211,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     _warn(listing.problems)
     statuses = [status for chapter in chapters for status in chapter_statuses(project, chapter, listing.runs)]
     if args.json:
-        print(json.dumps({"claims": [status.contract() for status in statuses]}, indent=2, ensure_ascii=False))
+        _out(json.dumps({"claims": [status.contract() for status in statuses]}, indent=2, ensure_ascii=False))
     else:
-        print(format_table(list(statuses)))
+        _out(format_table(list(statuses)))
     return 0
 
 
@@ -220,7 +230,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise KitError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     else:
-        sys.stdout.write(text)
+        _out(text, end="")
     return 0
 
 
@@ -243,14 +253,14 @@ def cmd_runs_list(args: argparse.Namespace) -> int:
         summary = ", ".join(f"{n} {name}" for name, n in sorted(counts.items())) or "none"
         lines.append((record.run_id, record.chapter, record.backend, record.status, summary, record.started_at))
     widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
-    print("\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in lines))
+    _out("\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in lines))
     return 0
 
 
 def cmd_runs_show(args: argparse.Namespace) -> int:
     validate_run_id(args.run_id)
     run = _project(args).store.get(args.run_id)
-    print(run.record.model_dump_json(indent=2))
+    _out(run.record.model_dump_json(indent=2))
     return 0
 
 

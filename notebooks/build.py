@@ -51,7 +51,7 @@ if backend == "pi":
     if not reference.is_installed(pi_version):
         if not install_pi_packages:
             raise RuntimeError(f"Pi {{pi_version}} is not installed: set install_pi_packages = True or run "
-                               f"`pinb reference install {{pi_version}}`")
+                               f"`pinb reference install --pi-version {{pi_version}}`")
         reference.install(pi_version, progress=print)
 
 run = ChapterRun({chapter!r}, backend, pi_version, knobs=dict({knob_names}), artifacts_dir=artifacts_dir)

@@ -16,15 +16,19 @@ async def test_check_records_an_outcome_and_saves_the_trace(tmp_path: Path) -> N
     assert (tmp_path / "ch01-word-count-agent.jsonl").is_file()
 
 
-async def test_unrun_claims_record_nothing_and_say_why(capsys) -> None:
+async def test_unrun_claims_are_recorded_as_skipped_with_their_reason(capsys) -> None:
     run = ChapterRun("pi-01-chapter", "standin")
     before = len(claims.recorded())
     reported = await run.check("pi-01.fork.refuse-session")
     package = await run.check("pi-01.packages.core-size")
-    assert len(claims.recorded()) == before
-    assert reported.unrun and "fork" in reported.unrun
-    assert package.unrun and "cannot check" in package.unrun
-    assert "UNRUN on standin: pi-01.packages.core-size" in capsys.readouterr().out
+    skipped = claims.recorded()[before:]
+    assert [(o.claim_id, o.outcome, o.backend) for o in skipped] == [
+        ("pi-01.fork.refuse-session", "skipped", "standin"),
+        ("pi-01.packages.core-size", "skipped", "standin"),
+    ]
+    assert reported.unrun and "fork" in reported.unrun and skipped[0].evidence == reported.unrun
+    assert package.unrun and "cannot check" in package.unrun and skipped[1].evidence == package.unrun
+    assert "skipped" in capsys.readouterr().out
     rows = {row["claim"]: row for row in run.summary_rows()}
     assert rows["pi-01.fork.refuse-session"]["status"] == "UNRUN"
     assert rows["pi-01.loop.turn-shape"]["why"] == "not checked in this run"

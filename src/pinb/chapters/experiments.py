@@ -161,9 +161,7 @@ class ChapterRun:
         self.observations[claim_id] = observation
         reason = unrun_reason(spec, self.backend, self.pi_version)
         if reason is not None:
-            observation.unrun = reason
-            print(f"UNRUN on {self.label}: {claim_id}: {reason}")
-            return observation
+            return self._unrun(observation, reason)
         experiment = experiment_for(claim_id)
         assert experiment is not None
         if isinstance(experiment, PackageExperiment):
@@ -182,6 +180,14 @@ class ChapterRun:
             _show_timeline(observation.trace(picture))
         return observation
 
+    def _unrun(self, observation: Observation, reason: str) -> Observation:
+        """Record, with its reason, that this backend cannot check the claim: it stays UNRUN here."""
+        from pinb.kit.claims import skip
+
+        observation.unrun = reason
+        skip(observation.claim_id, reason, backend=self.label)
+        return observation
+
     def _check_package(self, observation: Observation, experiment: PackageExperiment) -> Observation:
         from pinb.chapters.packages import load_facts
         from pinb.kit.claims import checking
@@ -191,14 +197,10 @@ class ChapterRun:
             self._facts = load_facts(self.pi_version)
         facts, why = self._facts
         if facts is None:
-            observation.unrun = why
-            print(f"UNRUN on {self.label}: {observation.claim_id}: {why}")
-            return observation
+            return self._unrun(observation, why)
         finding = experiment.judge(facts)
         if finding is None:
-            observation.unrun = f"the fact this claim needs is not in the Pi {self.pi_version} package set"
-            print(f"UNRUN on {self.label}: {observation.claim_id}: {observation.unrun}")
-            return observation
+            return self._unrun(observation, f"the fact this claim needs is not in the Pi {self.pi_version} package set")
         with checking(observation.claim_id, backend=self.label) as check:
             observation.finding = finding
             check.check(finding.holds, finding.evidence, finding.detail)

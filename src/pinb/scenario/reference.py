@@ -18,6 +18,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict
+
 from pinb.errors import ReferenceError_
 
 SUPPORTED_VERSIONS: tuple[str, ...] = ("1.6.0", "1.0.3")
@@ -339,3 +341,133 @@ def refresh(
     if check:
         report("recorded traces are current" if not stale else f"{len(stale)} recorded traces are stale")
     return 1 if stale else 0
+
+
+# --- the book's own programs -----------------------------------------------------------------------------------------
+
+#: The book's programs kept verbatim in ``reference/book-examples/`` (name -> file): the subject of claims that say
+#: "this program prints ...", run as printed rather than through an equivalent scenario.
+BOOK_EXAMPLES: dict[str, str] = {"ch01-agent-core": "ch01-agent-core.ts"}
+BOOK_EXAMPLE_TIMEOUT_S = 60
+STDERR_HEAD_LINES = 12
+#: Where a run's temporary folder appears in Node's messages; replaced so records name no machine paths.
+EXAMPLE_FOLDER = "<example-folder>"
+
+
+class BookExampleRun(BaseModel):
+    """One run of a book program by Node against one Pi package set: what it printed and how it ended."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    pi_version: str
+    packages: dict[str, str]
+    """Every ``@earendil-works/*`` package the program could import, with its exact version."""
+    node: str
+    command: list[str]
+    """As run, in the temporary folder: no flag, no loader, no compile step."""
+    program_sha256: str
+    """Of the verbatim program (the file without its header comment)."""
+    exit_code: int | None
+    """None when the run was stopped at the timeout."""
+    timed_out: bool = False
+    stdout: str
+    stderr_head: list[str]
+    """The first non-empty lines of stderr, the temporary folder written as ``<example-folder>``."""
+    ran_at: str
+    how: str
+
+
+def book_examples_dir() -> Path:
+    return reference_dir() / "book-examples"
+
+
+def book_example_file(name: str) -> Path:
+    if name not in BOOK_EXAMPLES:
+        raise ReferenceError_(f"unknown book example {name!r}: known are {', '.join(BOOK_EXAMPLES)}")
+    return book_examples_dir() / BOOK_EXAMPLES[name]
+
+
+def book_example_program(name: str) -> str:
+    """The program as the book prints it: the file without its leading ``//`` header and the blank line after it."""
+    lines = book_example_file(name).read_text(encoding="utf-8").splitlines(keepends=True)
+    start = 0
+    while start < len(lines) and lines[start].startswith("//"):
+        start += 1
+    if start < len(lines) and not lines[start].strip():
+        start += 1
+    return "".join(lines[start:])
+
+
+def run_book_example(name: str, version: str) -> BookExampleRun:
+    """Run the book program ``name`` unchanged with Node (>= 22.19, which strips TypeScript types itself) against
+    Pi ``version``'s installed package set, and record what happened.
+
+    The program is written into a temporary folder inside ``reference/pi-<version>/`` (so its bare imports resolve
+    to that set's ``node_modules``) and run there with ``HOME`` pointing into that folder; the folder is deleted
+    afterwards. A failing program is a result, not an error: its exit code and stderr are in the record. Raises
+    :class:`ReferenceError_` when Node or the package set is missing.
+    """
+    import tempfile
+
+    _check_version(version)
+    program = book_example_program(name)
+    if not is_installed(version):
+        raise ReferenceError_(f"Pi {version} is not installed: run `pinb reference install --pi-version {version}`")
+    node = node_path()
+    filename = BOOK_EXAMPLES[name]
+    env = {key: value for key, value in os.environ.items() if not key.startswith("NODE_")}
+    command = [str(node), filename]
+    with tempfile.TemporaryDirectory(prefix=".book-example-", dir=packages_dir(version)) as folder:
+        (Path(folder) / filename).write_text(program, encoding="utf-8")
+        env.update(HOME=folder, PI_OFFLINE="1")
+        try:
+            out = subprocess.run(
+                command, cwd=folder, env=env, capture_output=True, text=True, timeout=BOOK_EXAMPLE_TIMEOUT_S
+            )
+            exit_code, stdout, stderr, timed_out = out.returncode, out.stdout, out.stderr, False
+        except subprocess.TimeoutExpired as stopped:
+            exit_code, timed_out = None, True
+            stdout = _text(stopped.stdout)
+            stderr = _text(stopped.stderr) + f"\nstopped after {BOOK_EXAMPLE_TIMEOUT_S} s"
+        stderr = stderr.replace(Path(folder).as_uri(), EXAMPLE_FOLDER).replace(folder, EXAMPLE_FOLDER)
+    head = [line.rstrip() for line in stderr.splitlines() if line.strip()][:STDERR_HEAD_LINES]
+    return BookExampleRun(
+        name=name,
+        pi_version=version,
+        packages=resolved_versions(version),
+        node=node_version(),
+        command=["node", filename],
+        program_sha256=hashlib.sha256(program.encode("utf-8")).hexdigest(),
+        exit_code=exit_code,
+        timed_out=timed_out,
+        stdout=stdout,
+        stderr_head=head,
+        ran_at=datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+        how=f"pinb.scenario.reference.run_book_example: reference/book-examples/{filename} without its header, "
+        f"run as `node {filename}` (no flags, NODE_* variables unset) in a temporary folder inside "
+        f"reference/pi-{version}/, whose package set is pinned by its package-lock.json",
+    )
+
+
+def _text(data: str | bytes | None) -> str:
+    return data.decode("utf-8", "replace") if isinstance(data, bytes) else (data or "")
+
+
+def book_example_record_path(name: str, version: str) -> Path:
+    return reference_dir() / "facts" / f"book-example-{name}-pi-{version}.json"
+
+
+def record_book_example(name: str, version: str) -> BookExampleRun:
+    """Run the program and write its record (to be committed) to ``reference/facts/book-example-<name>-pi-<v>.json``."""
+    run = run_book_example(name, version)
+    book_example_record_path(name, version).write_text(run.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return run
+
+
+def recorded_book_example(name: str, version: str) -> BookExampleRun:
+    """The committed record of a run of book program ``name`` on Pi ``version`` (offline)."""
+    path = book_example_record_path(name, version)
+    if not path.is_file():
+        raise ReferenceError_(f"no recorded run of {name} on Pi {version} ({path.name}); run record_book_example")
+    return BookExampleRun.model_validate_json(path.read_text(encoding="utf-8"))

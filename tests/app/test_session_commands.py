@@ -169,3 +169,28 @@ async def test_unknown_skill_passes_through() -> None:
     session, faux = await make_session([faux_assistant_message("ok")])
     await session.prompt("/skill:nope")
     assert message_text(faux.requests[0].context.messages[-1]) == "/skill:nope"
+
+
+async def test_the_event_carries_a_live_signal_and_abort_compaction_cancels() -> None:
+    from pinb.ai import AbortSignal
+
+    seen: list[Any] = []
+    session: Any = None
+
+    def ext(pi: ExtensionAPI) -> None:
+        def supply(event: Any, ctx: Any) -> Any:
+            seen.append((isinstance(event.signal, AbortSignal), event.signal.aborted, event.reason, event.will_retry))
+            session.abort_compaction()  # Pi's abortCompaction() while the handler runs
+            prep = event.preparation
+            return {"compaction": {"summary": "late", "firstKeptEntryId": prep.first_kept_entry_id, "tokensBefore": 1}}
+
+        pi.on("session_before_compact", supply)
+        pi.on("session_compact_failed", lambda e, c: seen.append((e.aborted, e.from_extension, e.error_message)))
+
+    session = await chatted(("x", ext))
+    with pytest.raises(UsageError, match="Compaction cancelled"):
+        await session.compact(settings=SMALL)
+    # As Pi 1.6.0: the supplied compaction is dropped once the signal aborted; the failure says fromExtension.
+    assert seen == [(True, False, "manual", False), (True, True, None)]
+    assert not any(e.type == "compaction" for e in session.session_manager.get_entries())
+    session.abort_compaction()  # no compaction in progress: nothing to abort

@@ -150,6 +150,7 @@ class AgentSession(AgentWiringMixin, ExtensionActionsMixin, UserCommandsMixin, S
         self._pending_custom_messages: list[Any] = []
         self._pending_bash_messages: list[Any] = []
         self._is_compacting = False
+        self._compaction_abort_controller: AbortController | None = None
         self._turn_index = 0
         self._entry_ids: dict[int, tuple[Any, str]] = {}
         self._boundary_dispatched: list[Any] = []

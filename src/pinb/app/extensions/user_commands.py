@@ -12,7 +12,7 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from pinb.ai import PiRecord
+from pinb.ai import AbortController, PiRecord
 from pinb.app.extensions import events as ev
 from pinb.app.extensions import results as rs
 from pinb.app.session_compaction import (
@@ -66,6 +66,7 @@ class UserCommandsMixin:
         extension_runner: Any
         cwd: str
         _is_compacting: bool
+        _compaction_abort_controller: AbortController | None
         _pending_bash_messages: list[Any]
 
         @property
@@ -90,6 +91,7 @@ class UserCommandsMixin:
         """
         await self.abort()
         self._is_compacting = True
+        controller = self._compaction_abort_controller = AbortController()
         self._emit(CompactionStartEvent(reason="manual"))
         from_extension = False
         cancelled_by_extension = False
@@ -108,7 +110,7 @@ class UserCommandsMixin:
                     custom_instructions=custom_instructions,
                     reason="manual",
                     will_retry=False,
-                    signal=None,
+                    signal=controller.signal,
                 )
                 result = await self.extension_runner.emit(before)
                 if result is not None and result.cancel:
@@ -128,6 +130,8 @@ class UserCommandsMixin:
                 # A split turn needs two summaries (history, turn prefix), as Pi asks for two.
                 history, prefix = summary if isinstance(summary, tuple) else (summary, None)
                 supplied = compaction_result(preparation, history, prefix)
+            if controller.signal.aborted:
+                raise UsageError("Compaction cancelled")
             entry_id = self.session_manager.append_compaction(
                 supplied.summary,
                 supplied.first_kept_entry_id,
@@ -147,7 +151,7 @@ class UserCommandsMixin:
             self._emit(CompactionEndEvent(reason="manual", result=supplied, aborted=False))
             return supplied
         except Exception as error:
-            aborted = cancelled_by_extension
+            aborted = controller.signal.aborted or cancelled_by_extension
             error_message = None if aborted else f"Compaction failed: {error}"
             self._is_compacting = False
             self._emit(CompactionEndEvent(reason="manual", aborted=aborted, error_message=error_message))
@@ -160,7 +164,13 @@ class UserCommandsMixin:
             raise
         finally:
             self._is_compacting = False
+            self._compaction_abort_controller = None
             self._resolve_idle_waiters()
+
+    def abort_compaction(self) -> None:
+        """Pi's ``abortCompaction()``: cancel a compaction in progress (its ``signal`` aborts)."""
+        if self._compaction_abort_controller is not None:
+            self._compaction_abort_controller.abort()
 
     async def execute_user_bash(
         self,

@@ -10,8 +10,7 @@ ALL = [*ch01.CLAIMS, *ch16.CLAIMS]
 
 def test_every_runnable_claim_has_an_experiment_or_a_stated_gap() -> None:
     missing = [spec.id for spec in ALL if spec.kind == "runnable" and experiment_for(spec.id) is None]
-    # Known gap, said in the notebook: the stand-in models no compaction run to fire session_before_compact.
-    assert missing == ["pi-16.events.session-before-compact"]
+    assert missing == []
 
 
 def test_every_scenario_the_experiments_build_is_valid() -> None:

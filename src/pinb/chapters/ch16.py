@@ -248,8 +248,10 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "The events that change behaviour, table row session_before_compact",
         backends=STANDIN,
         notes=(
-            "scenarios cannot trigger compaction on real Pi, and the stand-in's session runs no compaction "
-            "that would fire this event: no experiment yet, so it stays UNRUN",
+            "the scenario format has no way to start a compaction on real Pi (no /compact step, and automatic "
+            "compaction needs a context near the faux model's 128,000-token window), so this is checked on the "
+            "stand-in's session: a manual compact() whose handler cancels, then one whose handler supplies the "
+            "summary; the stand-in was compared once with Pi 1.6.0's compact() in a one-off run, not recorded here",
         ),
     ),
     reported(

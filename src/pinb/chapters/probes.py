@@ -7,6 +7,7 @@ These check pinb's model of Pi (which follows Pi 1.6.0's code); they say nothing
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pinb.chapters.experiments import Finding, Params, ProbeExperiment
@@ -506,6 +507,112 @@ async def session_shutdown(params: Params) -> tuple[Finding, Shown]:
     ), {}
 
 
+OWN_SUMMARY = "The user asked three questions; the last one is still open."
+DEFAULT_SUMMARY = "Summary pinb writes where Pi would ask the model."
+BEFORE_COMPACT_FIELDS = ("preparation", "reason", "willRetry", "signal")
+
+
+async def _compacted(answer: Callable[[Any], Any]) -> dict[str, Any]:
+    """Three turns, then a manual compact() whose session_before_compact handler answers `answer(event)`.
+
+    Without the handler's say the compaction goes through with `DEFAULT_SUMMARY` (pinb's stand-in for the
+    summary Pi asks the model for), so a cancel that is ignored shows as a compaction entry. Returns what the
+    handler saw, what compact() did to the branch, and the next request's messages.
+    """
+    from pinb.ai.abort import AbortSignal
+    from pinb.ai.faux import faux_assistant_message, faux_text
+    from pinb.ai.types import message_text
+    from pinb.app.session_compaction import CompactionSettings
+
+    seen: dict[str, Any] = {}
+
+    def extension(pi: Any) -> None:
+        def before(event: Any, ctx: Any) -> Any:
+            prep = event.preparation
+            seen.update(
+                fields=sorted(event.model_dump(by_alias=True)),
+                reason=event.reason,
+                will_retry=event.will_retry,
+                signal=type(event.signal).__name__,
+                signal_live=isinstance(event.signal, AbortSignal) and not event.signal.aborted,
+                first_kept=prep.first_kept_entry_id,
+                tokens_before=prep.tokens_before,
+                to_summarize=len(prep.messages_to_summarize),
+            )
+            return answer(event)
+
+        pi.on("session_before_compact", before)
+
+    provider = _faux(*(faux_assistant_message([faux_text(f"answer {n} " + "word " * 50)]) for n in range(4)))
+    session = await _session(provider, [("compactor", extension)])
+    for n in range(3):
+        await session.prompt(f"question {n} " + "word " * 50)
+    before_ids = [e.id for e in session.session_manager.get_branch()]
+    try:
+        # keep_recent_tokens=1 keeps only the last reply, so three short turns are enough to compact.
+        await session.compact(
+            summarize=lambda prep, extra: (DEFAULT_SUMMARY, "") if prep.is_split_turn else DEFAULT_SUMMARY,
+            settings=CompactionSettings(keep_recent_tokens=1),
+        )
+        raised = None
+    except Exception as error:  # a cancelled compaction raises, as Pi's compact() rejects
+        raised = f"{type(error).__name__}: {error}"
+    branch = session.session_manager.get_branch()
+    compactions = [e for e in branch if e.type == "compaction"]
+    await session.prompt("question 3")
+    session.dispose()
+    request = provider.requests[-1].context.messages if provider.requests else ()
+    return {
+        "seen": seen,
+        "raised": raised,
+        "branch_unchanged": [e.id for e in branch] == before_ids,
+        "compaction": [
+            {"summary": e.summary, "first_kept": e.first_kept_entry_id, "from_hook": e.from_hook} for e in compactions
+        ],
+        "next_request": [f"{m.role}:{message_text(m) or ''}" for m in request if m.role != "system"],
+    }
+
+
+def judge_before_compact(cancel: dict[str, Any], supply: dict[str, Any]) -> Finding:
+    """Cancel leaves the branch alone; a supplied summary becomes the compaction and heads the next request."""
+    from pinb.app.session_messages import COMPACTION_SUMMARY_PREFIX
+
+    fields = cancel["seen"].get("fields", [])
+    missing = [name for name in BEFORE_COMPACT_FIELDS if name not in fields]
+    carried = not missing and cancel["seen"].get("reason") == "manual" and cancel["seen"].get("will_retry") is False
+    carried = carried and cancel["seen"].get("signal_live") is True and cancel["seen"].get("to_summarize", 0) > 0
+    cancelled = cancel["raised"] is not None and cancel["branch_unchanged"] and not cancel["compaction"]
+    cancelled = cancelled and any(m.startswith("user:question 0") for m in cancel["next_request"])
+    entry = supply["compaction"][-1] if supply["compaction"] else {}
+    head = supply["next_request"][0] if supply["next_request"] else ""
+    supplied = supply["raised"] is None and entry.get("summary") == OWN_SUMMARY and entry.get("from_hook") is True
+    supplied = supplied and entry.get("first_kept") == supply["seen"].get("first_kept")
+    supplied = supplied and head.startswith("user:" + COMPACTION_SUMMARY_PREFIX) and OWN_SUMMARY in head
+    supplied = supplied and not any("question 0" in m for m in supply["next_request"])
+    seen = cancel["seen"]
+    return Finding(
+        carried and cancelled and supplied,
+        f"the event carried {[n for n in BEFORE_COMPACT_FIELDS if n in fields]} (missing {missing}): reason "
+        f"{seen.get('reason')!r}, willRetry {seen.get('will_retry')}, signal {seen.get('signal')} (live: "
+        f"{seen.get('signal_live')}), preparation to summarise {seen.get('to_summarize')} messages; "
+        f"{{cancel: true}} → compact() {cancel['raised']!r}, branch unchanged: {cancel['branch_unchanged']}, "
+        f"compaction entries {len(cancel['compaction'])}; own summary → compaction entry {entry.get('summary')!r} "
+        f"(fromHook {entry.get('from_hook')}), next request after the system prompt starts "
+        f"{head[:60] + '…' if len(head) > 60 else head!r} and carries the summary: {OWN_SUMMARY in head}",
+    )
+
+
+async def session_before_compact(params: Params) -> tuple[Finding, Shown]:
+    def own(event: Any) -> dict[str, Any]:
+        prep = event.preparation
+        compaction = {"summary": OWN_SUMMARY, "firstKeptEntryId": prep.first_kept_entry_id}
+        return {"compaction": {**compaction, "tokensBefore": prep.tokens_before}}
+
+    cancel = await _compacted(lambda event: {"cancel": True})
+    supply = await _compacted(own)
+    return judge_before_compact(cancel, supply), {"cancel": cancel, "supply": supply}
+
+
 # --- chapter 01: agent-core seams and the provider argument -----------------------------------------------------
 
 
@@ -619,4 +726,5 @@ EXPERIMENTS: dict[str, ProbeExperiment] = {
     "pi-16.settle.unconditional-can-loop": ProbeExperiment(unconditional_loop),
     "pi-16.events.project-trust": ProbeExperiment(project_trust),
     "pi-16.events.session-shutdown": ProbeExperiment(session_shutdown),
+    "pi-16.events.session-before-compact": ProbeExperiment(session_before_compact),
 }

@@ -118,6 +118,16 @@ if obs.shown.get("base"):
         display(HTML(f"<details><summary>system prompt: {rung}</summary><pre style='white-space:pre-wrap'>"
                      f"{obs.shown[rung]}</pre></details>"))"""
 
+BOOK_RUN_PICTURE = """\
+if obs.shown.get("book_example"):  # pi: the book's program, run as printed
+    ran = obs.shown["book_example"]
+    print(f"$ {' '.join(ran['command'])}    # Node {ran['node']}, Pi {ran['pi_version']}: exit code {ran['exit_code']}")
+    print(ran["stdout"] + "\\n".join(ran["stderr_head"]))
+elif obs.traces:  # standin: what the Python port printed
+    from pinb.chapters.exp01 import example_lines
+
+    print("\\n".join(example_lines(obs.trace("word-count"))))"""
+
 
 def chapter_01() -> Any:
     knobs = (
@@ -156,10 +166,7 @@ def chapter_01() -> Any:
         "pi-01.context.skill-descriptions-always": [LADDER_PICTURE],
         "pi-01.queue.steering-after-turn": [TIMELINE_PICTURE.format(name="steering")],
         "pi-01.settle.permission-sequence": [TIMELINE_PICTURE.format(name="settle-continue")],
-        "pi-01.example.three-lines": [
-            "if obs.traces:\n    from pinb.chapters.exp01 import example_lines\n\n"
-            "    print('\\n'.join(example_lines(obs.trace('word-count'))))"
-        ],
+        "pi-01.example.three-lines": [BOOK_RUN_PICTURE],
     }
     intro = (
         f"# {ch01.TITLE} — the claims, checked\n\n"

@@ -422,14 +422,22 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         'This program prints: stop: toolUse tool: word_count {"words":4} stop: stop',
         "The agent core, run with no provider and no terminal ¶3",
         layer="agent",
+        notes=(
+            "on pi, the book's TypeScript program itself (kept verbatim in reference/book-examples/) is run by Node "
+            "against the Pi version's packages; on the stand-in, its Python port runs as a scenario",
+        ),
     ),
-    reported(
+    _C(
         "pi-01.example.node-runs-typescript",
         "Run it from the examples/ folder beside this book, on Node.js 22.19 or newer, which executes TypeScript "
         "directly.",
         "The agent core, run with no provider and no terminal ¶2",
-        "a statement about Node.js and the book's examples folder; the reference runner drives Pi from JavaScript "
-        "and runs no TypeScript",
+        backends=PI,
+        layer="agent",
+        notes=(
+            "checked by running the book's program as `node <file>.ts` with the reference Node 22, no flag and no "
+            "compile step; the examples/ folder is the book's own layout",
+        ),
     ),
     _C(
         "pi-01.example.provider-is-one-argument",
@@ -453,8 +461,8 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         backends=PI,
         layer="agent",
         notes=(
-            "1.0.4 is not on the registry; the pi backend runs the example on the nearest release (1.0.3) and "
-            "on 1.6.0, and package facts say which versions exist",
+            "1.0.4 is not on the registry; the pi backend runs the book's program, verbatim, on the nearest "
+            "release (1.0.3) and on 1.6.0, and package facts say which versions exist",
         ),
     ),
     _C(

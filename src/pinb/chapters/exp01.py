@@ -10,7 +10,7 @@ from typing import Any
 
 from pinb.chapters import scenarios as sc
 from pinb.chapters import tq
-from pinb.chapters.experiments import Finding, Params, ScenarioExperiment, Trace
+from pinb.chapters.experiments import BookExampleExperiment, Finding, Params, ScenarioExperiment, Trace
 
 INJECTED = "Remember: the user prefers short answers."
 
@@ -464,6 +464,122 @@ def judge_three_lines(traces: dict[str, Trace]) -> Finding:
     return Finding(printed == BOOK_OUTPUT, "printed " + " | ".join(printed), "book: " + " | ".join(BOOK_OUTPUT))
 
 
+PORT = (
+    "the stand-in's port of the program (scenario ch01-word-count-agent on pinb's Python agent core), not the book's "
+    "TypeScript program, which only the pi backend runs"
+)
+
+
+def judge_port_three_lines(traces: dict[str, Trace]) -> Finding:
+    finding = judge_three_lines(traces)
+    return Finding(finding.holds, f"{PORT}: {finding.evidence}", finding.detail)
+
+
+# The book's program itself, run verbatim by Node (pi backend): judged from a `pinb.scenario.reference.BookExampleRun`.
+
+#: Node's messages when it refuses a .ts file or its type syntax: Node did not execute the TypeScript itself.
+TS_REFUSED = (
+    "ERR_UNKNOWN_FILE_EXTENSION",
+    'Unknown file extension ".ts"',
+    "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX",
+    "ERR_INVALID_TYPESCRIPT_SYNTAX",
+    "ERR_NO_TYPESCRIPT",
+)
+#: Failures that come after Node has parsed the file: resolving or linking its imports.
+AT_IMPORT = ("does not provide an export named", "ERR_MODULE_NOT_FOUND", "Cannot find package", "Cannot find module")
+MIN_NODE = (22, 19)
+
+
+def _ran_on(run: Any) -> str:
+    core = run.packages.get("@earendil-works/pi-agent-core", "?")
+    ai = run.packages.get("@earendil-works/pi-ai", "?")
+    return f"Node {run.node}, pi-agent-core {core} and pi-ai {ai} (Pi {run.pi_version})"
+
+
+def _error_line(run: Any) -> str:
+    """The one line of stderr that names the error (else the first line), with where it points when Node says."""
+    head = list(run.stderr_head)
+    error = next((ln.strip() for ln in head if ln.lstrip().split(":")[0].endswith("Error")), None)
+    error = error or (head[0].strip() if head else "no output on stderr")
+    where = next((ln.rsplit("/", 1)[-1] for ln in head[:1] if ".ts:" in ln), "")
+    return f"{error} (at {where})" if where else error
+
+
+def _failure(run: Any) -> str:
+    if run.timed_out:
+        return f"on Pi {run.pi_version} the book's program did not finish: {_error_line(run)}"
+    stage = "fails at import" if any(m in ln for ln in run.stderr_head for m in AT_IMPORT) else "fails"
+    printed = " | ".join(run.stdout.splitlines()) or "nothing"
+    return (
+        f"on Pi {run.pi_version} the book's program {stage}: {_error_line(run)}; exit code {run.exit_code}, printed "
+        f"{printed} ({_ran_on(run)})"
+    )
+
+
+def _printed_book_output(run: Any) -> bool:
+    return run.exit_code == 0 and run.stdout.splitlines() == BOOK_OUTPUT
+
+
+def judge_book_three_lines(run: Any) -> Finding:
+    detail = "book: " + " | ".join(BOOK_OUTPUT) + f"; command `{' '.join(run.command)}`, run {run.ran_at}"
+    if run.exit_code != 0:
+        return Finding(False, _failure(run), detail)
+    printed = " | ".join(run.stdout.splitlines()) or "nothing"
+    return Finding(
+        _printed_book_output(run),
+        f"the book's program, verbatim, printed {printed} (exit code 0; {_ran_on(run)})",
+        detail,
+    )
+
+
+def judge_book_runs_on_pinned(run: Any) -> Finding:
+    detail = (
+        "1.0.4, the book's pin, is not a published version (pi-01.packages.pinned-release); the pi backend runs the "
+        f"program on the nearest release (1.0.3) and on 1.6.0; packages {run.packages}"
+    )
+    if run.exit_code != 0:
+        return Finding(False, _failure(run), detail)
+    printed = " | ".join(run.stdout.splitlines()) or "nothing"
+    return Finding(
+        _printed_book_output(run),
+        f"the book's program ran unchanged on {_ran_on(run)} and printed {printed}",
+        detail,
+    )
+
+
+def _node_at_least(version: str, minimum: tuple[int, int]) -> bool:
+    parts = version.lstrip("v").split(".")
+    try:
+        return (int(parts[0]), int(parts[1])) >= minimum
+    except (IndexError, ValueError):
+        return False
+
+
+def judge_node_runs_typescript(run: Any) -> Finding:
+    node_ok = _node_at_least(run.node, MIN_NODE)
+    plain = len(run.command) == 2 and run.command[1].endswith(".ts")
+    refused = next((m for m in TS_REFUSED if any(m in ln for ln in run.stderr_head)), None)
+    after_parse = run.exit_code == 0 or any(m in ln for ln in run.stderr_head for m in AT_IMPORT)
+    holds = node_ok and plain and refused is None and after_parse
+    how = f"`{' '.join(run.command)}` with Node {run.node} (no flag, no loader, no compile step)"
+    if refused is not None:
+        observed = f"Node refused the TypeScript: {_error_line(run)}"
+    elif run.exit_code == 0:
+        observed = "Node executed the .ts file directly; it ran to exit code 0"
+    elif after_parse:
+        observed = (
+            "Node parsed the .ts file and stripped its types itself; the program then failed resolving its "
+            f"imports, after parsing, on Pi {run.pi_version}: {_error_line(run)}"
+        )
+    else:
+        observed = f"the run failed before it showed Node executing the TypeScript: {_error_line(run)}"
+    return Finding(
+        holds,
+        f"{how}: {observed}",
+        "checked with the reference Node; 'from the examples/ folder beside this book' is the book's own layout",
+    )
+
+
 def judge_core_runs_alone(traces: dict[str, Trace]) -> Finding:
     trace = traces["word-count"]
     meta = next((ln for ln in trace if ln.get("source") == "meta"), {})
@@ -479,18 +595,6 @@ def judge_tool_shape(traces: dict[str, Trace]) -> Finding:
         return Finding(False, "no tool_execution_end")
     holds = end.get("text") == "4" and end.get("details") == {"words": 4}
     return Finding(holds, f"tool result content text {end.get('text')!r}, details {end.get('details')}")
-
-
-def judge_runs_on_pinned(traces: dict[str, Trace]) -> Finding:
-    meta = next((ln for ln in traces["word-count"] if ln.get("source") == "meta"), {})
-    printed = example_lines(traces["word-count"])
-    versions = {k: v for k, v in meta.items() if "version" in k.lower() or k == "backend"}
-    holds = printed == BOOK_OUTPUT
-    return Finding(
-        holds,
-        f"the example ran on {versions or meta.get('backend')} and printed {' | '.join(printed)}",
-        "1.0.4, the book's pin, is not a published version; the pi backend runs the nearest (1.0.3) and 1.6.0",
-    )
 
 
 EXPERIMENTS: dict[str, Any] = {
@@ -516,7 +620,10 @@ EXPERIMENTS: dict[str, Any] = {
     "pi-01.queue.follow-up-after-pending-work": ScenarioExperiment(_follow_up, judge_follow_up),
     "pi-01.queue.abort-keeps-queued": ScenarioExperiment(_abort, judge_abort_keeps_queued),
     "pi-01.packages.core-runs-alone": ScenarioExperiment(_word_count_agent, judge_core_runs_alone),
-    "pi-01.example.three-lines": ScenarioExperiment(_word_count_agent, judge_three_lines),
+    "pi-01.example.three-lines": BookExampleExperiment(
+        "ch01-agent-core", judge_book_three_lines, ScenarioExperiment(_word_count_agent, judge_port_three_lines)
+    ),
+    "pi-01.example.node-runs-typescript": BookExampleExperiment("ch01-agent-core", judge_node_runs_typescript),
     "pi-01.example.tool-shape": ScenarioExperiment(_word_count_agent, judge_tool_shape),
-    "pi-01.example.runs-on-pinned-packages": ScenarioExperiment(_word_count_agent, judge_runs_on_pinned),
+    "pi-01.example.runs-on-pinned-packages": BookExampleExperiment("ch01-agent-core", judge_book_runs_on_pinned),
 }

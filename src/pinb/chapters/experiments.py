@@ -58,7 +58,22 @@ class PackageExperiment:
     judge: Callable[[Any], Finding | None]
 
 
-Experiment = ScenarioExperiment | ProbeExperiment | PackageExperiment
+@dataclass(frozen=True)
+class BookExampleExperiment:
+    """The book's own program, run as printed by Node on the pi backend and judged from that run's record.
+
+    The stand-in runs no TypeScript: there the claim is checked on the stand-in's port of the program (`standin`, a
+    scenario experiment), or stays UNRUN when there is none.
+    """
+
+    example: str
+    """The name of the program in `pinb.scenario.reference.BOOK_EXAMPLES`."""
+    judge: Callable[[Any], Finding]
+    """`judge(run)` over a `pinb.scenario.reference.BookExampleRun`."""
+    standin: ScenarioExperiment | None = None
+
+
+Experiment = ScenarioExperiment | ProbeExperiment | PackageExperiment | BookExampleExperiment
 
 
 @dataclass
@@ -104,6 +119,8 @@ def unrun_reason(spec: ClaimSpec, backend: str, pi_version: str | None) -> str |
         return "no experiment is written for this claim yet"
     if isinstance(experiment, ProbeExperiment) and backend != "standin":
         return "this experiment probes the stand-in's Python API"
+    if isinstance(experiment, BookExampleExperiment) and backend != "pi" and experiment.standin is None:
+        return "the book's program is TypeScript run by Node; only the pi backend runs it"
     return None
 
 
@@ -129,6 +146,7 @@ class ChapterRun:
         self.observations: dict[str, Observation] = {}
         self._cache: dict[str, Trace] = {}
         self._facts: tuple[Any, str] | None = None
+        self._book_runs: dict[str, Any] = {}
         #: Where each scenario's trace is written as `<scenario id>.jsonl` (the run record's artifacts), if set.
         self.artifacts_dir = Path(artifacts_dir) if artifacts_dir else None
 
@@ -166,6 +184,11 @@ class ChapterRun:
         assert experiment is not None
         if isinstance(experiment, PackageExperiment):
             return self._check_package(observation, experiment)
+        if isinstance(experiment, BookExampleExperiment):
+            if self.backend == "pi":
+                return await self._check_book_example(observation, experiment)
+            assert experiment.standin is not None
+            experiment = experiment.standin
         with checking(claim_id, backend=self.label) as check:
             if isinstance(experiment, ScenarioExperiment):
                 for name, scenario in experiment.scenarios(self.knobs).items():
@@ -202,6 +225,29 @@ class ChapterRun:
         if finding is None:
             return self._unrun(observation, f"the fact this claim needs is not in the Pi {self.pi_version} package set")
         with checking(observation.claim_id, backend=self.label) as check:
+            observation.finding = finding
+            check.check(finding.holds, finding.evidence, finding.detail)
+        return observation
+
+    async def _check_book_example(self, observation: Observation, experiment: BookExampleExperiment) -> Observation:
+        """Run the book's program (once per notebook) on this Pi version and judge the run."""
+        import asyncio
+
+        from pinb.kit.claims import checking
+        from pinb.scenario import reference
+
+        with checking(observation.claim_id, backend=self.label) as check:
+            run = self._book_runs.get(experiment.example)
+            if run is None:
+                assert self.pi_version is not None
+                run = await asyncio.to_thread(reference.run_book_example, experiment.example, self.pi_version)
+                self._book_runs[experiment.example] = run
+                if self.artifacts_dir is not None:
+                    self.artifacts_dir.mkdir(parents=True, exist_ok=True)
+                    path = self.artifacts_dir / f"book-example-{experiment.example}.json"
+                    path.write_text(run.model_dump_json(indent=2) + "\n", encoding="utf-8")
+            observation.shown = {"book_example": run.model_dump()}
+            finding = experiment.judge(run)
             observation.finding = finding
             check.check(finding.holds, finding.evidence, finding.detail)
         return observation
@@ -267,6 +313,7 @@ def _show_timeline(trace: Trace) -> None:
 
 
 __all__ = [
+    "BookExampleExperiment",
     "ChapterRun",
     "Experiment",
     "Finding",

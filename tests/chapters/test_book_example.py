@@ -1,0 +1,125 @@
+"""Chapter 01's example claims judged from runs of the book's own program (the committed records; no Node here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pinb.chapters import exp01
+from pinb.chapters.experiments import BookExampleExperiment, ChapterRun, experiment_for, unrun_reason
+from pinb.chapters.registry import claim_spec
+from pinb.errors import ReferenceError_
+from pinb.kit import claims
+from pinb.scenario import reference
+from pinb.scenario.reference import BookExampleRun
+
+EXAMPLE = "ch01-agent-core"
+
+
+def _recorded(version: str) -> BookExampleRun:
+    return reference.recorded_book_example(EXAMPLE, version)
+
+
+def test_on_1_0_3_the_program_prints_the_three_lines_and_every_example_claim_holds() -> None:
+    run = _recorded("1.0.3")
+    three = exp01.judge_book_three_lines(run)
+    assert three.holds and "stop: toolUse | tool: word_count" in three.evidence and "pi-ai 1.0.3" in three.evidence
+    assert exp01.judge_book_runs_on_pinned(run).holds
+    node = exp01.judge_node_runs_typescript(run)
+    assert node.holds and "exit code 0" in node.evidence
+
+
+def test_on_1_6_0_the_program_fails_at_import_and_the_output_claims_are_contradicted() -> None:
+    run = _recorded("1.6.0")
+    for judge in (exp01.judge_book_three_lines, exp01.judge_book_runs_on_pinned):
+        finding = judge(run)
+        assert not finding.holds
+        assert finding.evidence.startswith("on Pi 1.6.0 the book's program fails at import: SyntaxError")
+        assert "does not provide an export named 'Type'" in finding.evidence
+        assert "(at ch01-agent-core.ts:3)" in finding.evidence
+    # Node did execute the TypeScript itself: the failure is in linking an import, after parsing.
+    node = exp01.judge_node_runs_typescript(run)
+    assert node.holds and "stripped its types itself" in node.evidence
+
+
+def _variant(**changes: object) -> BookExampleRun:
+    return _recorded("1.0.3").model_copy(update=changes)
+
+
+def test_other_output_a_refused_ts_file_and_a_timeout_are_contradictions() -> None:
+    other = _variant(stdout='stop: toolUse\ntool: word_count {"words":5}\nstop: stop\n')
+    assert not exp01.judge_book_three_lines(other).holds
+    assert not exp01.judge_book_runs_on_pinned(_variant(stdout="stop: toolUse\n")).holds
+    refused = _variant(
+        exit_code=1,
+        stdout="",
+        stderr_head=['TypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension ".ts" for <example-folder>/x.ts'],
+    )
+    finding = exp01.judge_node_runs_typescript(refused)
+    assert not finding.holds and "refused" in finding.evidence
+    assert not exp01.judge_node_runs_typescript(_variant(node="v20.19.0")).holds
+    assert not exp01.judge_node_runs_typescript(_variant(command=["node", "--experimental-strip-types", "x.ts"])).holds
+    stopped = _variant(exit_code=None, timed_out=True, stdout="", stderr_head=["stopped after 60 s"])
+    assert not exp01.judge_book_three_lines(stopped).holds
+    assert not exp01.judge_node_runs_typescript(stopped).holds
+    runtime = _variant(exit_code=1, stdout="", stderr_head=["file:///x.ts:9", "TypeError: boom"])
+    assert not exp01.judge_node_runs_typescript(runtime).holds
+    assert "fails: TypeError: boom" in exp01.judge_book_three_lines(runtime).evidence
+
+
+def test_the_example_claims_run_the_program_on_pi_and_the_port_on_the_stand_in() -> None:
+    for claim_id in ("pi-01.example.three-lines", "pi-01.example.node-runs-typescript"):
+        assert isinstance(experiment_for(claim_id), BookExampleExperiment)
+    typescript = claim_spec("pi-01.example.node-runs-typescript")
+    assert typescript.kind == "runnable" and unrun_reason(typescript, "pi", "1.0.3") is None
+    assert unrun_reason(typescript, "standin", None)
+    assert unrun_reason(claim_spec("pi-01.example.three-lines"), "standin", None) is None
+
+
+async def test_pi_backend_judges_one_run_of_the_program_and_saves_it(monkeypatch, tmp_path: Path) -> None:
+    calls: list[tuple[str, str]] = []
+
+    def fake_run(name: str, version: str) -> BookExampleRun:
+        calls.append((name, version))
+        return _recorded(version)
+
+    monkeypatch.setattr(reference, "run_book_example", fake_run)
+    run = ChapterRun("pi-01-chapter", "pi", "1.6.0", artifacts_dir=str(tmp_path))
+    before = len(claims.recorded())
+    for claim_id in ("pi-01.example.three-lines", "pi-01.example.runs-on-pinned-packages"):
+        await run.check(claim_id, show=False)
+    await run.check("pi-01.example.node-runs-typescript", show=False)
+    recorded = claims.recorded()[before:]
+    assert [(o.outcome, o.backend) for o in recorded] == [
+        ("contradicted", "pi@1.6.0"),
+        ("contradicted", "pi@1.6.0"),
+        ("holds", "pi@1.6.0"),
+    ]
+    assert "export named 'Type'" in recorded[0].evidence
+    assert calls == [(EXAMPLE, "1.6.0")]
+    assert (tmp_path / f"book-example-{EXAMPLE}.json").is_file()
+    assert run.observations["pi-01.example.three-lines"].shown["book_example"]["exit_code"] == 1
+
+
+async def test_a_missing_install_is_an_error_never_a_holds(monkeypatch) -> None:
+    def missing(name: str, version: str) -> BookExampleRun:
+        raise ReferenceError_(f"Pi {version} is not installed")
+
+    monkeypatch.setattr(reference, "run_book_example", missing)
+    before = len(claims.recorded())
+    await ChapterRun("pi-01-chapter", "pi", "1.0.3").check("pi-01.example.three-lines", show=False)
+    assert [o.outcome for o in claims.recorded()[before:]] == ["error"]
+
+
+async def test_stand_in_evidence_says_it_is_the_port_not_the_books_program() -> None:
+    run = ChapterRun("pi-01-chapter", "standin")
+    observation = await run.check("pi-01.example.three-lines", show=False)
+    assert observation.finding is not None and observation.finding.holds
+    assert observation.finding.evidence.startswith("the stand-in's port of the program")
+    assert "not the book's TypeScript program" in observation.finding.evidence
+
+
+@pytest.mark.parametrize("version", ["1.0.3", "1.6.0"])
+def test_recorded_runs_exist_for_both_versions(version: str) -> None:
+    assert _recorded(version).pi_version == version

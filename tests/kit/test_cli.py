@@ -87,6 +87,16 @@ def test_status_json_shape(pinb, record_run: RecordRun) -> None:
                 "run_id": run.record.run_id,
                 "backend": "standin",
                 "reason": "",
+                "backends": [
+                    {
+                        "backend": "standin",
+                        "status": "OBSERVED",
+                        "run_id": run.record.run_id,
+                        "evidence": "2",
+                        "reason": "",
+                        "current": True,
+                    }
+                ],
             },
             {
                 "claim_id": "kt-01.math.multiplies",
@@ -96,6 +106,16 @@ def test_status_json_shape(pinb, record_run: RecordRun) -> None:
                 "run_id": None,
                 "backend": "standin",
                 "reason": f"run {run.record.run_id} completed without checking this claim",
+                "backends": [
+                    {
+                        "backend": "standin",
+                        "status": "UNRUN",
+                        "run_id": run.record.run_id,
+                        "evidence": "",
+                        "reason": f"run {run.record.run_id} completed without checking this claim",
+                        "current": True,
+                    }
+                ],
             },
             {
                 "claim_id": "kt-01.history.fork",
@@ -105,9 +125,45 @@ def test_status_json_shape(pinb, record_run: RecordRun) -> None:
                 "run_id": None,
                 "backend": None,
                 "reason": "reported from a fork's change records; nothing here can run them",
+                "backends": [],
             },
         ]
     }
+
+
+def test_status_per_backend(pinb, record_run: RecordRun) -> None:
+    standin = record_run("kt-02-chapter", [("kt-02.text.upper", "holds", "PI")])
+    old_pi = record_run("kt-02-chapter", [("kt-02.text.upper", "contradicted", "pi | lower")], backend="pi@1.0.3")
+    code, out, err = pinb("status", "kt-02-chapter")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[1].split()[:4] == ["OBSERVED", "kt-02.text.upper", "standin", standin.record.run_id]
+    # the other Pi version's verdict follows, indented, marked as not the current version
+    assert lines[2].split() == [
+        "CONTRADICTED",
+        "↳",
+        "(other",
+        "Pi",
+        "version)",
+        "pi@1.0.3",
+        old_pi.record.run_id,
+        "pi",
+        "|",
+        "lower",
+    ]
+    assert lines[2].startswith("  CONTRADICTED")
+    code, out, err = pinb("status", "kt-02-chapter", "--backend", "pi@1.0.3", "--json")
+    claims = json.loads(out)["claims"]
+    assert (code, err) == (0, "")
+    assert [(c["claim_id"], c["status"], c["backend"], c["run_id"]) for c in claims] == [
+        ("kt-02.text.upper", "CONTRADICTED", "pi@1.0.3", old_pi.record.run_id),
+        ("kt-02.text.words", "UNRUN", "pi@1.0.3", None),
+    ]
+    assert [b["backend"] for b in claims[0]["backends"]] == ["pi@1.0.3"]
+    code, out, _ = pinb("status", "kt-02-chapter", "--backend", "pi", "--json")
+    assert [c["reason"] for c in json.loads(out)["claims"]] == ["no run on record on pi@1.6.0"] * 2
+    code, _, err = pinb("status", "--backend", "node")
+    assert (code, err) == (2, "pinb: error: invalid backend 'node': use standin, pi or pi@<version>\n")
 
 
 def test_status_survives_a_corrupt_store(pinb, project: Project, record_run: RecordRun) -> None:
@@ -154,3 +210,12 @@ def test_runs_without_an_action_prints_usage(pinb) -> None:
 def test_fingerprint_of_a_folder_is_an_error(pinb, tmp_path: Path) -> None:
     code, _, err = pinb("fingerprint", str(tmp_path))
     assert code == 2 and err.startswith("pinb: error: cannot read")
+
+
+def test_status_table_shows_another_versions_verdict_under_a_stale_row(pinb, record_run: RecordRun) -> None:
+    old_pi = record_run("kt-02-chapter", [("kt-02.text.upper", "holds", "PI")], backend="pi@1.0.3")
+    code, out, _ = pinb("status", "kt-02-chapter")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1].split()[:4] == ["STALE", "kt-02.text.upper", "pi@1.0.3", old_pi.record.run_id]
+    assert lines[2].split()[:7] == ["OBSERVED", "↳", "(other", "Pi", "version)", "pi@1.0.3", old_pi.record.run_id]

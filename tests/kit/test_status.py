@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import pytest
+
+from pinb.errors import KitError
 from pinb.kit.project import Project
-from pinb.kit.status import ClaimStatus, chapter_statuses
+from pinb.kit.status import ClaimStatus, chapter_statuses, resolve_backend
 
 from .conftest import RecordRun
 
 
-def _statuses(project: Project, chapter_id: str) -> dict[str, ClaimStatus]:
+def _statuses(project: Project, chapter_id: str, backend: str | None = None) -> dict[str, ClaimStatus]:
     runs = project.store.list().runs
-    return {s.claim_id: s for s in chapter_statuses(project, project.chapter(chapter_id), runs)}
+    return {s.claim_id: s for s in chapter_statuses(project, project.chapter(chapter_id), runs, backend)}
+
+
+def _verdicts(status: ClaimStatus) -> list[tuple[str, str, str, bool]]:
+    return [(v.backend, v.status, v.run_id, v.current) for v in status.backends]
 
 
 def _brief(status: ClaimStatus) -> tuple[str, str | None, str | None]:
@@ -105,7 +112,103 @@ def test_other_pi_versions_are_stale_and_findings_win_across_backends(project: P
     assert _brief(status) == ("CONTRADICTED", on_pi.record.run_id, "pi@1.6.0")
 
 
-def test_status_json_is_exactly_the_contract(project: Project, record_run: RecordRun) -> None:
-    record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")])
+def test_status_json_is_the_contract_then_the_additive_backends(project: Project, record_run: RecordRun) -> None:
+    run = record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")])
     status = _statuses(project, "kt-01-chapter")["kt-01.math.adds"]
-    assert list(status.contract()) == ["claim_id", "chapter", "kind", "status", "run_id", "backend", "reason"]
+    contract = status.contract()
+    assert list(contract) == ["claim_id", "chapter", "kind", "status", "run_id", "backend", "reason", "backends"]
+    assert contract["backends"] == [
+        {
+            "backend": "standin",
+            "status": "OBSERVED",
+            "run_id": run.record.run_id,
+            "evidence": "2",
+            "reason": "",
+            "current": True,
+        }
+    ]
+
+
+def test_every_backend_says_what_it_observed(project: Project, record_run: RecordRun) -> None:
+    """Three backends hold: the overall status cites the stand-in; each backend's run is listed, newest Pi first."""
+    outcomes = [("kt-02.text.upper", "holds", "PI"), ("kt-02.text.words", "holds", "5")]
+    old_pi = record_run("kt-02-chapter", outcomes, backend="pi@1.0.3")
+    pi = record_run("kt-02-chapter", outcomes, backend="pi@1.6.0")
+    standin = record_run("kt-02-chapter", outcomes)
+    status = _statuses(project, "kt-02-chapter")["kt-02.text.upper"]
+    assert _brief(status) == ("OBSERVED", standin.record.run_id, "standin")
+    assert _verdicts(status) == [
+        ("standin", "OBSERVED", standin.record.run_id, True),
+        ("pi@1.6.0", "OBSERVED", pi.record.run_id, True),
+        ("pi@1.0.3", "OBSERVED", old_pi.record.run_id, False),
+    ]
+    assert [v.evidence for v in status.backends] == ["PI", "PI", "PI"]
+
+
+def test_other_pi_versions_never_change_the_overall_status(project: Project, record_run: RecordRun) -> None:
+    old_pi = record_run("kt-02-chapter", [("kt-02.text.upper", "contradicted", "pi")], backend="pi@1.0.3")
+    standin = record_run("kt-02-chapter", [("kt-02.text.upper", "holds", "PI")])
+    status = _statuses(project, "kt-02-chapter")["kt-02.text.upper"]
+    assert _brief(status) == ("OBSERVED", standin.record.run_id, "standin")
+    assert _verdicts(status)[1] == ("pi@1.0.3", "CONTRADICTED", old_pi.record.run_id, False)
+    assert status.backends[1].reason == "the observation contradicts the book (a finding)"
+
+
+def test_a_run_on_another_pi_version_is_evidence_not_stale(project: Project, record_run: RecordRun) -> None:
+    """Only pi@1.0.3 on current inputs: the overall rule still says STALE, and the 1.0.3 verdict is listed."""
+    record_run("kt-02-chapter", [("kt-02.text.upper", "holds", "old")], inputs_update={"pinb_version": "0.0.9"})
+    old_pi = record_run("kt-02-chapter", [("kt-02.text.upper", "holds", "PI")], backend="pi@1.0.3")
+    status = _statuses(project, "kt-02-chapter")["kt-02.text.upper"]
+    assert status.status == "STALE"
+    assert _verdicts(status) == [("pi@1.0.3", "OBSERVED", old_pi.record.run_id, False)]
+    # a 1.0.3 run on older inputs is not evidence about 1.0.3 either
+    record_run(
+        "kt-02-chapter", [("kt-02.text.upper", "holds", "x")], backend="pi@0.9.0", inputs_update={"pinb_version": "0"}
+    )
+    assert [v.backend for v in _statuses(project, "kt-02-chapter")["kt-02.text.upper"].backends] == ["pi@1.0.3"]
+
+
+def test_skips_and_failures_per_backend(project: Project, record_run: RecordRun) -> None:
+    skipped = record_run("kt-02-chapter", [("kt-02.text.upper", "skipped", "no application layer")], backend="pi@1.0.3")
+    failed = record_run("kt-02-chapter", [], backend="pi@1.6.0", status="failed", failure="cell 3 raised KeyError")
+    standin = record_run("kt-02-chapter", [("kt-02.text.upper", "holds", "PI")])
+    status = _statuses(project, "kt-02-chapter")["kt-02.text.upper"]
+    assert _brief(status) == ("ERROR", failed.record.run_id, "pi@1.6.0")
+    assert _verdicts(status) == [
+        ("standin", "OBSERVED", standin.record.run_id, True),
+        ("pi@1.6.0", "ERROR", failed.record.run_id, True),
+        ("pi@1.0.3", "UNRUN", skipped.record.run_id, False),
+    ]
+    assert (status.backends[2].reason, status.backends[2].evidence) == ("skipped: no application layer", "")
+    assert status.backends[1].reason.startswith(f"run {failed.record.run_id} failed before checking this claim")
+    assert [v.outcome for v in status.backends] == ["holds", None, "skipped"]
+
+
+def test_one_backend_alone(project: Project, record_run: RecordRun) -> None:
+    stale = record_run("kt-02-chapter", [("kt-02.text.upper", "holds", "PI")], inputs_update={"pinb_version": "0"})
+    old_pi = record_run("kt-02-chapter", [("kt-02.text.upper", "contradicted", "pi")], backend="pi@1.0.3")
+    pi = record_run("kt-02-chapter", [("kt-02.text.upper", "holds", "PI")], backend="pi@1.6.0")
+    upper = "kt-02.text.upper"
+    alone = _statuses(project, "kt-02-chapter", "pi@1.0.3")[upper]
+    assert _brief(alone) == ("CONTRADICTED", old_pi.record.run_id, "pi@1.0.3")
+    assert _verdicts(alone) == [("pi@1.0.3", "CONTRADICTED", old_pi.record.run_id, False)]
+    assert _brief(_statuses(project, "kt-02-chapter", resolve_backend(project, "pi"))[upper]) == (
+        "OBSERVED",
+        pi.record.run_id,
+        "pi@1.6.0",
+    )
+    standin = _statuses(project, "kt-02-chapter", "standin")[upper]
+    assert _brief(standin) == ("STALE", stale.record.run_id, "standin")
+    assert standin.backends == ()
+    never = _statuses(project, "kt-02-chapter", "pi@2.0.0")[upper]
+    assert (never.status, never.reason) == ("UNRUN", "no run on record on pi@2.0.0")
+    # the overall status is unchanged by the filter's existence: pi@1.6.0 holds, the stand-in is stale
+    assert _statuses(project, "kt-02-chapter")[upper].status == "OBSERVED"
+
+
+def test_resolve_backend(project: Project) -> None:
+    assert resolve_backend(project, "pi") == "pi@1.6.0"
+    assert resolve_backend(project, "standin") == "standin"
+    assert resolve_backend(project, "pi@1.0.3") == "pi@1.0.3"
+    with pytest.raises(KitError, match="invalid backend 'node'"):
+        resolve_backend(project, "node")

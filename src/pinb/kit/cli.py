@@ -18,7 +18,7 @@ from pinb.errors import KitError
 from pinb.kit import report as report_module
 from pinb.kit.fingerprint import fingerprint_file
 from pinb.kit.project import Project, load_project
-from pinb.kit.status import ClaimStatus, chapter_statuses, claim_in_run
+from pinb.kit.status import ClaimStatus, chapter_statuses, claim_in_run, resolve_backend
 from pinb.kit.store import StoreProblem, validate_run_id
 from pinb.kit.verify import VerifyOptions, VerifyResult, verify
 
@@ -47,6 +47,11 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("status", help="claim statuses from the run store")
     p.add_argument("chapters", nargs="*", metavar="CHAPTER")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--backend",
+        metavar="B",
+        help="one backend's verdicts only: standin, pi (the current Pi version) or pi@<version>",
+    )
     _root(p)
     p.set_defaults(run=cmd_status)
 
@@ -191,6 +196,20 @@ def format_table(rows: list[ClaimStatus | tuple[str, str]]) -> str:
             continue
         text = row.evidence or row.reason
         lines.append((row.status, row.claim_id, row.backend or "-", row.run_id or "-", _clip(text, 100)))
+        # what the other backends saw, one indented line each, under the row they did not decide
+        for verdict in row.backends:
+            if (verdict.backend, verdict.status) == (row.backend, row.status) and row.run_id in (None, verdict.run_id):
+                continue
+            note = "" if verdict.current else " (other Pi version)"
+            lines.append(
+                (
+                    f"  {verdict.status}",
+                    f"  ↳{note}",
+                    verdict.backend,
+                    verdict.run_id,
+                    _clip(verdict.evidence or verdict.reason, 100),
+                )
+            )
     widths = [max(len(line[i]) for line in lines) for i in range(len(header) - 1)]
     out = ["  ".join([*(cell.ljust(w) for cell, w in zip(line[:-1], widths, strict=True)), line[-1]]) for line in lines]
     return "\n".join(out + notes)
@@ -209,7 +228,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     chapters = project.select(args.chapters)
     listing = project.store.list()
     _warn(listing.problems)
-    statuses = [status for chapter in chapters for status in chapter_statuses(project, chapter, listing.runs)]
+    backend = resolve_backend(project, args.backend) if args.backend else None
+    statuses = [status for chapter in chapters for status in chapter_statuses(project, chapter, listing.runs, backend)]
     if args.json:
         _out(json.dumps({"claims": [status.contract() for status in statuses]}, indent=2, ensure_ascii=False))
     else:

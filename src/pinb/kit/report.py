@@ -1,9 +1,10 @@
 """The evidence report of one chapter, shaped like the research briefs' required output.
 
-Sections: context and provenance; claim audit (claim, where it appears, status, evidence, run); experiments (every
-runnable or reported claim; anything without a completed run on current inputs is **UNRUN** with its reason);
-reproduction ledger (exact commands, versions, artefact paths and hashes, failures and skips). Built only from
-the registry and the run store; Markdown for people, JSON for machines.
+Sections: context and provenance; claim audit (claim, where it appears, the overall status, and what each backend
+observed with its run id), with a version-drift subsection when a claim's outcome differs between Pi versions;
+experiments (every runnable or reported claim, per backend; anything without a completed run on current inputs is
+**UNRUN** with its reason); reproduction ledger (every run cited: exact commands, versions, artefact paths and
+hashes, failures and skips). Built only from the registry and the run store; Markdown for people, JSON for machines.
 """
 
 from __future__ import annotations
@@ -17,7 +18,17 @@ from pinb import PI_MODELLED_VERSION, __version__
 from pinb.kit.fingerprint import NORMALISATION_VERSION
 from pinb.kit.project import ChapterLike, Project
 from pinb.kit.record import RunRecord
-from pinb.kit.status import ClaimStatus, chapter_statuses, is_current
+from pinb.kit.status import (
+    BackendVerdict,
+    ClaimStatus,
+    backend_order,
+    backend_status,
+    chapter_statuses,
+    current_backends,
+    has_current_inputs,
+    is_current,
+    version_numbers,
+)
 from pinb.kit.store import StoredRun
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -36,6 +47,31 @@ class AuditRow(BaseModel):
     reason: str
     run_id: str | None
     backend: str | None
+    #: What each backend observed (see `ClaimStatus.backends`).
+    verdicts: tuple[BackendVerdict, ...] = ()
+
+
+class BackendResult(BaseModel):
+    """One backend's experiment result for one claim."""
+
+    model_config = _FROZEN
+
+    backend: str
+    #: `OBSERVED`/`CONTRADICTED`/`ERROR` from a completed run on current inputs, else `UNRUN`.
+    result: str
+    reason: str
+    run_id: str | None
+    #: The stand-in or the current Pi version (these decide the overall result).
+    current: bool
+
+
+class DriftRow(BaseModel):
+    """A claim whose outcome differs between Pi versions: each version's verdict, oldest version first."""
+
+    model_config = _FROZEN
+
+    claim_id: str
+    verdicts: tuple[BackendVerdict, ...]
 
 
 class ExperimentRow(BaseModel):
@@ -47,15 +83,20 @@ class ExperimentRow(BaseModel):
     result: str
     reason: str
     run_id: str | None
+    #: The result on each backend: the current ones that can check the claim, then other Pi versions run.
+    backends: tuple[BackendResult, ...] = ()
 
 
 class LedgerRun(BaseModel):
     model_config = _FROZEN
 
     run_id: str
+    #: On a current backend and on current inputs.
     current: bool
     record: RunRecord
     folder: str
+    #: On current inputs for its own backend (an older Pi version's run can be; it is then evidence about it).
+    current_inputs: bool = True
 
 
 class EvidenceReport(BaseModel):
@@ -75,6 +116,10 @@ class EvidenceReport(BaseModel):
     experiments: tuple[ExperimentRow, ...]
     runs: tuple[LedgerRun, ...]
     skips: tuple[str, ...]
+    #: Claims whose outcome differs between Pi versions.
+    drift: tuple[DriftRow, ...] = ()
+    #: Every backend a cited run used: the stand-in, the current Pi version, other Pi versions newest first.
+    backends_cited: tuple[str, ...] = ()
 
 
 def build_report(
@@ -84,19 +129,23 @@ def build_report(
     statuses = chapter_statuses(project, chapter, own)
     by_id = {run.record.run_id: run for run in own}
     audit = tuple(_audit_row(chapter, status) for status in statuses)
-    experiments = tuple(_experiment_row(chapter, status, by_id) for status in statuses)
+    experiments = tuple(_experiment_row(project, chapter, status, own, by_id) for status in statuses)
     cited = {status.run_id for status in statuses if status.run_id}
+    cited |= {verdict.run_id for status in statuses for verdict in status.backends}
     ledger = tuple(
         LedgerRun(
             run_id=run.record.run_id,
             current=is_current(project, chapter, run),
             record=run.record,
             folder=_relative(project, run),
+            current_inputs=has_current_inputs(project, chapter, run),
         )
         for run in own
         if run.record.run_id in cited or (run.record.status != "completed" and is_current(project, chapter, run))
     )
-    skips = tuple(f"{status.claim_id}: {status.reason}" for status in statuses if status.status in ("UNRUN", "STALE"))
+    backends_cited = tuple(
+        sorted({entry.record.backend for entry in ledger}, key=lambda backend: backend_order(project, backend))
+    )
     return EvidenceReport(
         chapter=chapter.id,
         number=chapter.number,
@@ -111,8 +160,33 @@ def build_report(
         audit=audit,
         experiments=experiments,
         runs=ledger,
-        skips=skips,
+        skips=tuple(skip for status in statuses for skip in _skips(status)),
+        drift=tuple(row for status in statuses if (row := _drift(status)) is not None),
+        backends_cited=backends_cited,
     )
+
+
+def _skips(status: ClaimStatus) -> list[str]:
+    """The overall UNRUN/STALE reason, then each backend's UNRUN reason the overall one does not already give."""
+    lines = [f"{status.claim_id}: {status.reason}"] if status.status in ("UNRUN", "STALE") else []
+    for verdict in status.backends:
+        if verdict.status != "UNRUN" or (status.status == "UNRUN" and verdict.backend == status.backend):
+            continue
+        lines.append(f"{status.claim_id} on {verdict.backend}: {verdict.reason}")
+    return lines
+
+
+def _drift(status: ClaimStatus) -> DriftRow | None:
+    """Pi versions whose runs recorded an outcome for the claim and disagree on its status."""
+    checked = [
+        verdict
+        for verdict in status.backends
+        if verdict.backend.startswith("pi@") and verdict.outcome in ("holds", "contradicted", "error")
+    ]
+    if len({verdict.status for verdict in checked}) < 2:
+        return None
+    oldest_first = sorted(checked, key=lambda verdict: (version_numbers(verdict.backend), verdict.backend))
+    return DriftRow(claim_id=status.claim_id, verdicts=tuple(oldest_first))
 
 
 def _relative(project: Project, run: StoredRun) -> str:
@@ -135,10 +209,13 @@ def _audit_row(chapter: ChapterLike, status: ClaimStatus) -> AuditRow:
         reason=status.reason,
         run_id=status.run_id,
         backend=status.backend,
+        verdicts=status.backends,
     )
 
 
-def _experiment_row(chapter: ChapterLike, status: ClaimStatus, runs: dict[str, StoredRun]) -> ExperimentRow:
+def _experiment_row(
+    project: Project, chapter: ChapterLike, status: ClaimStatus, own: list[StoredRun], runs: dict[str, StoredRun]
+) -> ExperimentRow:
     claim = next(c for c in chapter.claims if c.id == status.claim_id)
     if claim.kind == "reported":
         return ExperimentRow(
@@ -147,9 +224,15 @@ def _experiment_row(chapter: ChapterLike, status: ClaimStatus, runs: dict[str, S
     method = f"`{chapter.notebook}` on {', '.join(claim.backends)}"
     run = runs.get(status.run_id or "")
     completed = run is not None and run.record.status == "completed"
+    per_backend = _backend_results(project, chapter, status, own, runs)
     if status.status in ("OBSERVED", "CONTRADICTED", "ERROR") and completed:
         return ExperimentRow(
-            claim_id=claim.id, method=method, result=status.status, reason=status.reason, run_id=status.run_id
+            claim_id=claim.id,
+            method=method,
+            result=status.status,
+            reason=status.reason,
+            run_id=status.run_id,
+            backends=per_backend,
         )
     if run is not None:  # the latest current run did not complete; what it saw is in the claim audit
         record = run.record
@@ -158,7 +241,38 @@ def _experiment_row(chapter: ChapterLike, status: ClaimStatus, runs: dict[str, S
         reason = f"no completed run on current inputs ({status.reason})"
     else:
         reason = status.reason or "no completed run on current inputs"
-    return ExperimentRow(claim_id=claim.id, method=method, result="UNRUN", reason=reason, run_id=None)
+    return ExperimentRow(
+        claim_id=claim.id, method=method, result="UNRUN", reason=reason, run_id=None, backends=per_backend
+    )
+
+
+def _backend_results(
+    project: Project, chapter: ChapterLike, status: ClaimStatus, own: list[StoredRun], runs: dict[str, StoredRun]
+) -> tuple[BackendResult, ...]:
+    claim = next(c for c in chapter.claims if c.id == status.claim_id)
+    verdicts = {verdict.backend: verdict for verdict in status.backends}
+    wanted = [backend for backend in current_backends(project) if backend.split("@", 1)[0] in claim.backends]
+    wanted += [backend for backend in verdicts if backend not in wanted]
+    results = []
+    for backend in wanted:
+        current = backend in current_backends(project)
+        verdict = verdicts.get(backend)
+        if verdict is None:  # no run of this backend on current inputs: say whether it is stale or never ran
+            alone = backend_status(project, chapter, claim, own, backend)
+            reason = f"no completed run on current inputs ({alone.reason})"
+            results.append(BackendResult(backend=backend, result="UNRUN", reason=reason, run_id=None, current=current))
+            continue
+        record = runs[verdict.run_id].record
+        if record.status != "completed":
+            reason = f"no completed run on current inputs: run {record.run_id} {record.status} ({record.failure})"
+            results.append(BackendResult(backend=backend, result="UNRUN", reason=reason, run_id=None, current=current))
+            continue
+        results.append(
+            BackendResult(
+                backend=backend, result=verdict.status, reason=verdict.reason, run_id=verdict.run_id, current=current
+            )
+        )
+    return tuple(results)
 
 
 # --- rendering ------------------------------------------------------------------------------------------------
@@ -183,68 +297,106 @@ def _status_cell(status: str) -> str:
     return f"**{status}**" if status in ("CONTRADICTED", "ERROR", "UNRUN", "STALE") else status
 
 
+def _verdicts_run_cell(verdicts: tuple[BackendVerdict, ...], joiner: str = " · ") -> str:
+    """`standin: OBSERVED (run `…`) · pi@1.6.0: **CONTRADICTED** (run `…`)`."""
+    return joiner.join(
+        f"{verdict.backend}: {_status_cell(verdict.status)} (run `{verdict.run_id}`)" for verdict in verdicts
+    )
+
+
+def _verdicts_evidence_cell(verdicts: tuple[BackendVerdict, ...]) -> str:
+    """Each backend's evidence (or reason); backends that saw exactly the same thing share one entry."""
+    groups: dict[str, list[str]] = {}
+    for verdict in verdicts:
+        groups.setdefault(verdict.evidence or verdict.reason or "—", []).append(verdict.backend)
+    return " · ".join(f"{', '.join(backends)}: {text}" for text, backends in groups.items())
+
+
+def _audit_cells(row: AuditRow) -> tuple[str, str]:
+    if not row.verdicts:
+        return row.evidence or row.reason, f"`{row.run_id}` ({row.backend})" if row.run_id else "—"
+    evidence = _verdicts_evidence_cell(row.verdicts)
+    if not any(verdict.current for verdict in row.verdicts):  # STALE: say why before the other versions' evidence
+        evidence = f"{row.reason} · {evidence}"
+        run = f"latest `{row.run_id}` ({row.backend}) · " if row.run_id else ""
+        return evidence, run + _verdicts_run_cell(row.verdicts)
+    return evidence, _verdicts_run_cell(row.verdicts)
+
+
+def _experiment_cells(row: ExperimentRow) -> tuple[str, str, str]:
+    if not row.backends:
+        return _status_cell(row.result), row.reason, f"`{row.run_id}`" if row.run_id else "—"
+    result = f"{_status_cell(row.result)} — " + " · ".join(
+        f"{item.backend}: {_status_cell(item.result)}" for item in row.backends
+    )
+    reasons = " · ".join(f"{item.backend}: {item.reason}" for item in row.backends if item.reason)
+    run = " · ".join(f"{item.backend}: `{item.run_id}`" for item in row.backends if item.run_id) or "—"
+    return result, reasons, run
+
+
 def render_markdown(report: EvidenceReport) -> str:
     out: list[str] = [f"# Evidence report: chapter {report.number}, {report.title}", ""]
     out += ["## 1. Context and provenance", ""]
-    versions = sorted({run.record.backend for run in report.runs})
     out += [
         f"- Chapter: {report.number} “{report.title}”, stable id `{report.chapter}`",
         f"- Chapter text fingerprint the claims were checked against: `{report.text_fingerprint}` "
         f"(sha256, pinb normalisation v{report.fingerprint_normalisation})",
         f"- Report generated: {report.generated_at} by pinb {report.pinb_version}",
         f"- Pi: the stand-in models {report.pi_modelled_version}; current `pi` backend version "
-        f"{report.pi_current_version}; backends in the runs cited: {', '.join(versions) or 'none'}",
+        f"{report.pi_current_version}; backends in the runs cited: {', '.join(report.backends_cited) or 'none'}",
         f"- Notebook: `{report.notebook}`",
         "- Scope and limits: statuses come only from recorded runs of the chapter notebook; a claim without a "
         "completed run on current inputs is UNRUN, and reported claims cannot be run at all.",
+        f"- Overall status: the most severe verdict of the current backends (standin, pi@{report.pi_current_version});"
+        " runs on other Pi versions are listed per backend as evidence about those versions and never change it.",
         "",
     ]
     out += ["## 2. Claim audit", ""]
     out += _table(
         ("Claim", "Where it appears", "Status", "Evidence", "Run"),
         [
-            (
-                f"`{row.claim_id}`: “{row.quote}”",
-                row.location,
-                _status_cell(row.status),
-                row.evidence or row.reason,
-                f"`{row.run_id}` ({row.backend})" if row.run_id else "—",
-            )
+            (f"`{row.claim_id}`: “{row.quote}”", row.location, _status_cell(row.status), *_audit_cells(row))
             for row in report.audit
         ],
     )
+    if report.drift:
+        out += ["", "### Version drift", "", "The same claim's outcome differs between Pi versions:", ""]
+        out += _table(
+            ("Claim", "Outcome by Pi version (oldest first)", "Evidence"),
+            [
+                (f"`{row.claim_id}`", _verdicts_run_cell(row.verdicts, " → "), _verdicts_evidence_cell(row.verdicts))
+                for row in report.drift
+            ],
+        )
     out += ["", "## 3. Experiments", ""]
     out += _table(
         ("Claim", "Method", "Result", "Reason", "Run"),
-        [
-            (
-                f"`{row.claim_id}`",
-                row.method,
-                _status_cell(row.result),
-                row.reason,
-                f"`{row.run_id}`" if row.run_id else "—",
-            )
-            for row in report.experiments
-        ],
+        [(f"`{row.claim_id}`", row.method, *_experiment_cells(row)) for row in report.experiments],
     )
     out += ["", "## 4. Reproduction ledger", ""]
     if not report.runs:
         out += ["No runs on record for this chapter.", ""]
     for entry in report.runs:
-        out += _ledger_run(entry)
+        out += _ledger_run(entry, report.pi_current_version)
+    current_pi = f"pi@{report.pi_current_version}"
+    other_versions = [b for b in report.backends_cited if b.startswith("pi@") and b != current_pi]
     out += [
         "To reproduce on current inputs:",
         "",
         "```",
         f"pinb verify {report.chapter} --backend standin --force",
         f"pinb verify {report.chapter} --backend pi --pi-version {report.pi_current_version} --force",
+        *(
+            f"pinb verify {report.chapter} --backend pi --pi-version {backend.split('@', 1)[1]} --force"
+            for backend in other_versions
+        ),
         "```",
         "",
         "### Failures and skips",
         "",
     ]
     failures = [
-        f"- run `{e.run_id}` {e.record.status}: {e.record.failure}"
+        f"- run `{e.run_id}` ({e.record.backend}) {e.record.status}: {e.record.failure}"
         for e in report.runs
         if e.record.status != "completed"
     ]
@@ -253,12 +405,15 @@ def render_markdown(report: EvidenceReport) -> str:
     return "\n".join(out)
 
 
-def _ledger_run(entry: LedgerRun) -> list[str]:
+def _ledger_run(entry: LedgerRun, pi_current_version: str) -> list[str]:
     record = entry.record
     env = record.environment
     git = f"`{env.git_commit}`{' (dirty tree)' if env.git_dirty else ''}" if env.git_commit else "not a git work tree"
+    notes = [] if entry.current_inputs else ["older inputs"]
+    if record.backend.startswith("pi@") and record.backend != f"pi@{pi_current_version}":
+        notes.append(f"{record.backend}, not the current Pi version")
     lines = [
-        f"### Run `{record.run_id}`{'' if entry.current else ' (older inputs)'}",
+        f"### Run `{record.run_id}`" + (f" ({'; '.join(notes)})" if notes else ""),
         "",
         f"- Command: `{record.command}`",
         f"- Status: {record.status}" + (f" ({record.failure})" if record.failure else ""),

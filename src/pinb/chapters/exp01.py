@@ -493,7 +493,7 @@ MIN_NODE = (22, 19)
 def _ran_on(run: Any) -> str:
     core = run.packages.get("@earendil-works/pi-agent-core", "?")
     ai = run.packages.get("@earendil-works/pi-ai", "?")
-    return f"Node {run.node}, pi-agent-core {core} and pi-ai {ai} (Pi {run.pi_version})"
+    return f"Node {run.node} with pi-agent-core {core} and pi-ai {ai}"
 
 
 def _error_line(run: Any) -> str:

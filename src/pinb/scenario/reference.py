@@ -416,7 +416,8 @@ def run_book_example(name: str, version: str) -> BookExampleRun:
         raise ReferenceError_(f"Pi {version} is not installed: run `pinb reference install --pi-version {version}`")
     node = node_path()
     filename = BOOK_EXAMPLES[name]
-    env = {key: value for key, value in os.environ.items() if not key.startswith("NODE_")}
+    env = {key: v for key, v in os.environ.items() if not key.startswith("NODE_") and key != "FORCE_COLOR"}
+    env["NO_COLOR"] = "1"  # Node colours its stack traces when a notebook kernel asks for colour
     command = [str(node), filename]
     with tempfile.TemporaryDirectory(prefix=".book-example-", dir=packages_dir(version)) as folder:
         (Path(folder) / filename).write_text(program, encoding="utf-8")
@@ -431,6 +432,7 @@ def run_book_example(name: str, version: str) -> BookExampleRun:
             stdout = _text(stopped.stdout)
             stderr = _text(stopped.stderr) + f"\nstopped after {BOOK_EXAMPLE_TIMEOUT_S} s"
         stderr = stderr.replace(Path(folder).as_uri(), EXAMPLE_FOLDER).replace(folder, EXAMPLE_FOLDER)
+    stderr = re.sub(r"\x1b\[[0-9;]*m", "", stderr)
     head = [line.rstrip() for line in stderr.splitlines() if line.strip()][:STDERR_HEAD_LINES]
     return BookExampleRun(
         name=name,
@@ -445,7 +447,7 @@ def run_book_example(name: str, version: str) -> BookExampleRun:
         stderr_head=head,
         ran_at=datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
         how=f"pinb.scenario.reference.run_book_example: reference/book-examples/{filename} without its header, "
-        f"run as `node {filename}` (no flags, NODE_* variables unset) in a temporary folder inside "
+        f"run as `node {filename}` (no flags, NODE_* variables and colour unset) in a temporary folder inside "
         f"reference/pi-{version}/, whose package set is pinned by its package-lock.json",
     )
 

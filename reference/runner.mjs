@@ -492,6 +492,67 @@ function prompts(scenario) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Agent-core hooks (pinb's extension of the scenario contract, scenarios/README.md): the Agent's prepareRequest,
+// beforeToolCall and afterToolCall options, built from the declarative hook kinds. Pi 1.0.3 and 1.6.0 both take
+// them as Agent constructor options with the same names and signatures.
+
+function throwIfDue(hook, state) {
+	state.invocations += 1;
+	if (state.invocations === (hook.at ?? 1)) throw new Error(hook.message);
+}
+
+function agentHooks(scenario) {
+	const hooks = scenario.hooks ?? {};
+	const options = {};
+	const prepare = hooks.prepare_request;
+	if (prepare) {
+		const state = { invocations: 0 };
+		options.prepareRequest = async () => {
+			if (prepare.kind === "throw") throwIfDue(prepare, state);
+			return undefined;
+		};
+	}
+	const before = hooks.before_tool_call;
+	if (before) {
+		const state = { invocations: 0 };
+		options.beforeToolCall = async (context) => {
+			switch (before.kind) {
+				case "throw":
+					throwIfDue(before, state);
+					return undefined;
+				case "mutate_args":
+					// The validated arguments object: the one the tool's execute() is called with.
+					if (context.args && typeof context.args === "object") Object.assign(context.args, before.set);
+					return undefined;
+				case "block":
+					return before.reason === undefined ? { block: true } : { block: true, reason: before.reason };
+				default:
+					return undefined;
+			}
+		};
+	}
+	const after = hooks.after_tool_call;
+	if (after) {
+		const state = { invocations: 0 };
+		options.afterToolCall = async (context) => {
+			if (after.kind === "throw") {
+				throwIfDue(after, state);
+				return undefined;
+			}
+			if (after.kind !== "patch") return undefined;
+			const patch = {};
+			if (after.text !== undefined) {
+				patch.content = [{ type: "text", text: fill(after.text, blocksText(context.result?.content) ?? "") }];
+			}
+			if (after.isError !== undefined) patch.isError = after.isError;
+			if ("details" in after) patch.details = after.details;
+			return patch;
+		};
+	}
+	return options;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Layer agent: an Agent over the faux provider, like chapter 01's program.
 
 async function runAgentLayer(scenario, packages, trace) {
@@ -512,6 +573,7 @@ async function runAgentLayer(scenario, packages, trace) {
 		toolExecution: settings.tool_execution ?? "parallel",
 		steeringMode: settings.steering_mode ?? "one-at-a-time",
 		followUpMode: settings.follow_up_mode ?? "one-at-a-time",
+		...agentHooks(scenario),
 	});
 
 	const userMessage = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 0 });
@@ -861,6 +923,9 @@ async function main() {
 					? " (pi-coding-agent 1.0.3 cannot be installed: its dependency @earendil-works/chord@^1.0.3 was never published)"
 					: ""),
 		);
+	}
+	if (scenario.layer !== "agent" && scenario.hooks !== undefined) {
+		throw new Error("hooks need layer agent");
 	}
 	trace.write("meta", "scenario", [
 		["id", scenario.id],

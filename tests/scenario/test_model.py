@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -103,6 +102,17 @@ VALID: list[tuple[str, dict[str, Any]]] = [
         "reason_template": "r", "confirm_with_ui": True, "confirm_title": "t", "denied_reason": "d"}))),
     ("empty settings and ui", _with(APP, lambda d: d.update(settings={}, ui={}))),
     ("stream float rate", _with(AGENT, lambda d: d.update(settings={"stream": {"tokens_per_second": 0.5}}))),
+    # pinb's extension: hooks (layer agent)
+    ("hooks empty", _with(AGENT, lambda d: d.update(hooks={}))),
+    ("hooks all", _with(AGENT, lambda d: d.update(hooks={
+        "prepare_request": {"kind": "throw", "message": "m", "at": 2},
+        "before_tool_call": {"kind": "mutate_args", "set": {"text": "x"}},
+        "after_tool_call": {"kind": "patch", "text": "[{text}]", "isError": True, "details": None}}))),
+    ("hooks record", _with(AGENT, lambda d: d.update(hooks={"prepare_request": {"kind": "record"},
+        "before_tool_call": {"kind": "record"}, "after_tool_call": {"kind": "record"}}))),
+    ("hooks block", _with(AGENT, lambda d: d.update(hooks={"before_tool_call": {"kind": "block"}}))),
+    ("hooks throw everywhere", _with(AGENT, lambda d: d.update(hooks={
+        "before_tool_call": {"kind": "throw", "message": "b"}, "after_tool_call": {"kind": "throw", "message": "a"}}))),
 ]  # fmt: skip
 
 INVALID: list[tuple[str, dict[str, Any]]] = [
@@ -182,6 +192,18 @@ INVALID: list[tuple[str, dict[str, Any]]] = [
     ("settings extra", _with(APP, lambda d: d.update(settings={"thinking": "high"}))),
     ("stream zero rate", _with(APP, lambda d: d.update(settings={"stream": {"tokens_per_second": 0}}))),
     ("stream zero token size", _with(APP, lambda d: d.update(settings={"stream": {"token_size": 0}}))),
+    ("hooks on layer app", _with(APP, lambda d: d.update(hooks={"prepare_request": {"kind": "record"}}))),
+    ("hooks unknown hook", _with(AGENT, lambda d: d.update(hooks={"finish_turn": {"kind": "record"}}))),
+    ("hooks unknown field", _with(AGENT, lambda d: d.update(hooks={"prepare_request": {"kind": "record", "x": 1}}))),
+    ("hooks kind of another hook", _with(AGENT, lambda d: d.update(hooks={"prepare_request": {"kind": "block"}}))),
+    ("hooks mutate_args on after", _with(AGENT, lambda d: d.update(
+        hooks={"after_tool_call": {"kind": "mutate_args", "set": {}}}))),
+    ("hooks patch without fields", _with(AGENT, lambda d: d.update(hooks={"after_tool_call": {"kind": "patch"}}))),
+    ("hooks throw without message", _with(AGENT, lambda d: d.update(hooks={"prepare_request": {"kind": "throw"}}))),
+    ("hooks throw at zero", _with(AGENT, lambda d: d.update(
+        hooks={"prepare_request": {"kind": "throw", "message": "m", "at": 0}}))),
+    ("hooks block reason not string", _with(AGENT, lambda d: d.update(
+        hooks={"before_tool_call": {"kind": "block", "reason": 1}}))),
 ]  # fmt: skip
 
 # Rules of the contract's prose that JSON Schema cannot state (names and labels unique, targets exist).
@@ -243,9 +265,12 @@ def test_invalid_documents_are_rejected_in_one_line(name: str, doc: dict[str, An
 )
 def test_models_agree_with_the_json_schema(name: str, doc: dict[str, Any], valid: bool) -> None:
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads((SHARED / "scenario.schema.json").read_text(encoding="utf-8"))
-    validator = jsonschema.Draft202012Validator(schema)
+    from ._schema import contract_schema, extended_schema
+
+    validator = jsonschema.Draft202012Validator(extended_schema())
     assert validator.is_valid(doc) is valid
+    if "hooks" not in doc:  # pinb's extension changes nothing else: the contract's schema agrees
+        assert jsonschema.Draft202012Validator(contract_schema()).is_valid(doc) is valid
     try:
         parse_scenario(doc)
         ours = True

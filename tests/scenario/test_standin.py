@@ -352,3 +352,47 @@ def test_js_slice_counts_utf16_code_units() -> None:
     assert js_slice("abc", 2) == "ab"
     assert js_slice("\U0001f600x", 2) == "\U0001f600"  # an emoji is two code units in JavaScript
     assert js_slice("\U0001f600x", 1) == "\ud83d"  # and slicing through it leaves the high surrogate
+
+
+# --- hooks (pinb's extension of the contract) ----------------------------------------------------------------------
+
+
+def _hooked(hooks: dict[str, Any]) -> list[dict[str, Any]]:
+    doc = copy.deepcopy(CH01)
+    doc["hooks"] = hooks
+    return asyncio.run(arun_on_standin(parse_scenario(doc)))
+
+
+def _core(lines: list[dict[str, Any]], type_: str) -> list[dict[str, Any]]:
+    return [line for line in lines if line["type"] == type_ and line["source"] in ("agent", "model")]
+
+
+def test_prepare_request_throw_stops_the_request() -> None:
+    lines = _hooked({"prepare_request": {"kind": "throw", "message": "no", "at": 2}})
+    assert len(_core(lines, "request")) == 1
+    last = [line for line in _core(lines, "message_end") if line["role"] == "assistant"][-1]
+    assert (last["stopReason"], last["errorMessage"]) == ("error", "no")
+
+
+def test_before_tool_call_mutates_what_the_tool_receives() -> None:
+    lines = _hooked({"before_tool_call": {"kind": "mutate_args", "set": {"text": "one two"}}})
+    assert _core(lines, "tool_execution_start")[0]["args"] == {"text": "the quick brown fox"}
+    end = _core(lines, "tool_execution_end")[0]
+    assert (end["text"], end["details"]) == ("2", {"words": 2})
+
+
+@pytest.mark.parametrize(
+    ("hooks", "text", "is_error"),
+    [
+        ({"before_tool_call": {"kind": "block"}}, "Tool execution was blocked", True),
+        ({"before_tool_call": {"kind": "block", "reason": "r"}}, "r", True),
+        ({"before_tool_call": {"kind": "throw", "message": "b"}}, "b", True),
+        ({"after_tool_call": {"kind": "throw", "message": "a"}}, "a", True),
+        ({"after_tool_call": {"kind": "patch", "text": "<{text}>"}}, "<4>", False),
+        ({"after_tool_call": {"kind": "patch", "isError": True}}, "4", True),
+        ({"before_tool_call": {"kind": "record"}, "after_tool_call": {"kind": "record"}}, "4", False),
+    ],
+)
+def test_tool_hooks_shape_the_result(hooks: dict[str, Any], text: str, is_error: bool) -> None:
+    end = _core(_hooked(hooks), "tool_execution_end")[0]
+    assert (end["text"], end["isError"]) == (text, is_error)

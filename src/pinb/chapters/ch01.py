@@ -531,20 +531,19 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "pi-01.seam.prepare-request-throw-stops",
         "a prepareRequest that throws stops the request",
         "Where the layer boundary actually is ¶6",
-        backends=STANDIN,
         layer="agent",
         notes=(
-            "the scenario format has no agent-core hooks, so the pi backend cannot run this; the book says it "
-            "was observed on 1.0.4",
+            "run as scenarios with pinb's hooks extension of the format (the Agent's prepareRequest), on the "
+            "stand-in and on real Pi 1.0.3 and 1.6.0; the book says it was observed on 1.0.4, which was never "
+            "published",
         ),
     ),
     _C(
         "pi-01.seam.before-tool-call-mutation",
         "a beforeToolCall that mutates args changes what the tool receives.",
         "Where the layer boundary actually is ¶6",
-        backends=STANDIN,
         layer="agent",
-        notes=("as above: agent-core hooks are not in the scenario format",),
+        notes=("as above, with the Agent's beforeToolCall; the tool's result shows which arguments it received",),
     ),
     reported(
         "pi-01.seam.named-decision",

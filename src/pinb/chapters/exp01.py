@@ -597,6 +597,92 @@ def judge_tool_shape(traces: dict[str, Trace]) -> Finding:
     return Finding(holds, f"tool result content text {end.get('text')!r}, details {end.get('details')}")
 
 
+# --- the agent-core seams (scenario hooks: pinb's extension of the format) -----------------------------------
+
+
+def _hooked(id_: str, sentence: str, hooks: dict[str, Any] | None) -> dict[str, Any]:
+    scenario = sc.word_count("agent", sentence)
+    scenario["id"] = id_
+    if hooks is not None:
+        scenario["hooks"] = hooks
+    return scenario
+
+
+def _prepare_request(params: Params) -> dict[str, dict[str, Any]]:
+    message = str(params.get("hook_error", "policy says no"))
+    record = {"prepare_request": {"kind": "record"}}
+
+    def throw(at: int) -> dict[str, Any]:
+        return {"prepare_request": {"kind": "throw", "message": message, "at": at}}
+
+    return {
+        "hook-returns": _hooked("ch01-seam-prepare-request-returns", "two words", record),
+        "hook-throws-first": _hooked("ch01-seam-prepare-request-throws-first", "two words", throw(1)),
+        "hook-throws-second": _hooked("ch01-seam-prepare-request-throws-second", "two words", throw(2)),
+    }
+
+
+def _after_throw(trace: Trace, message: str) -> str:
+    """How a run whose prepareRequest threw ended: the last assistant message's stop reason and error, agent_end."""
+    ends = tq.assistant_ends(tq.listener(trace))
+    last = ends[-1] if ends else {}
+    ended = bool(tq.events(trace, "agent_end"))
+    if last.get("errorMessage") == message and ended:
+        return f"ended with an assistant {last.get('stopReason')!r} carrying the hook's error"
+    return f"last assistant message {last.get('stopReason')!r} / {last.get('errorMessage')!r}, agent_end: {ended}"
+
+
+def judge_prepare_request_throw(traces: dict[str, Trace], params: Params) -> Finding:
+    message = str(params.get("hook_error", "policy says no"))
+    counts = {name: len(tq.requests(trace)) for name, trace in traces.items()}
+    # The second prepareRequest runs after the tool result, before the request that would carry it.
+    expected = {"hook-returns": 2, "hook-throws-first": 0, "hook-throws-second": 1}
+    endings = {name: _after_throw(traces[name], message) for name in ("hook-throws-first", "hook-throws-second")}
+    ended_on_error = all(text.startswith("ended with") for text in endings.values())
+    holds = counts == expected and ended_on_error
+    return Finding(
+        holds,
+        f"provider requests: hook returns → {counts['hook-returns']}, throws on its 1st call → "
+        f"{counts['hook-throws-first']}, throws on its 2nd call → {counts['hook-throws-second']} (expected 2, 0, 1); "
+        f"after the throw: {endings['hook-throws-second']}",
+    )
+
+
+MUTATED_TEXT = "one two three four five"
+
+
+def _before_tool_call(params: Params) -> dict[str, dict[str, Any]]:
+    mutated = str(params.get("mutated_text", MUTATED_TEXT))
+    hooks = {"before_tool_call": {"kind": "mutate_args", "set": {"text": mutated}}}
+    return {
+        "hook-mutates": _hooked("ch01-seam-before-tool-call-mutates", "two words", hooks),
+        "no-hook": _hooked("ch01-seam-before-tool-call-none", "two words", None),
+    }
+
+
+def judge_before_tool_call_mutation(traces: dict[str, Trace], params: Params) -> Finding:
+    mutated = str(params.get("mutated_text", MUTATED_TEXT))
+    seen: dict[str, tuple[Any, Any]] = {}
+    for name, trace in traces.items():
+        start = next(iter(tq.events(trace, "tool_execution_start")), {})
+        end = next(iter(tq.events(trace, "tool_execution_end")), {})
+        seen[name] = ((start.get("args") or {}).get("text"), end.get("details"))
+    asked, counted = seen["hook-mutates"]
+    plain_asked, plain_counted = seen["no-hook"]
+    # The tool reports how many words it received: the mutated text's count, not the model's.
+    holds = (
+        asked == plain_asked
+        and plain_counted == {"words": len(str(plain_asked).split())}
+        and counted == {"words": len(mutated.split())}
+        and counted != plain_counted
+    )
+    return Finding(
+        holds,
+        f"the model asked word_count for {asked!r}; with the hook setting text to {mutated!r} the tool counted "
+        f"{counted}, without it {plain_counted}",
+    )
+
+
 EXPERIMENTS: dict[str, Any] = {
     "pi-01.loop.message-added-to-branch": ScenarioExperiment(_hello, judge_message_added),
     "pi-01.loop.request-four-inputs": ScenarioExperiment(_word_count_app, judge_four_inputs),
@@ -620,6 +706,10 @@ EXPERIMENTS: dict[str, Any] = {
     "pi-01.queue.follow-up-after-pending-work": ScenarioExperiment(_follow_up, judge_follow_up),
     "pi-01.queue.abort-keeps-queued": ScenarioExperiment(_abort, judge_abort_keeps_queued),
     "pi-01.packages.core-runs-alone": ScenarioExperiment(_word_count_agent, judge_core_runs_alone),
+    "pi-01.seam.prepare-request-throw-stops": ScenarioExperiment(
+        _prepare_request, judge_prepare_request_throw, picture="hook-throws-second"
+    ),
+    "pi-01.seam.before-tool-call-mutation": ScenarioExperiment(_before_tool_call, judge_before_tool_call_mutation),
     "pi-01.example.three-lines": BookExampleExperiment(
         "ch01-agent-core", judge_book_three_lines, ScenarioExperiment(_word_count_agent, judge_port_three_lines)
     ),

@@ -613,63 +613,7 @@ async def session_before_compact(params: Params) -> tuple[Finding, Shown]:
     return judge_before_compact(cancel, supply), {"cancel": cancel, "supply": supply}
 
 
-# --- chapter 01: agent-core seams and the provider argument -----------------------------------------------------
-
-
-async def prepare_request_throw(params: Params) -> tuple[Finding, Shown]:
-    from pinb.agent import Agent
-
-    async def run(throw: bool) -> tuple[int, list[str]]:
-        provider = _faux(*_count_script())
-        tool, _ = _word_count_tool()
-
-        def prepare(ctx: Any, signal: Any = None) -> Any:
-            if throw:
-                raise RuntimeError("policy says no")
-            return None
-
-        agent = Agent(
-            initial_state={"system_prompt": "You count words.", "model": provider.get_model(), "tools": [tool]},
-            stream_fn=provider.stream,
-            prepare_request=prepare,
-        )
-        stops: list[str] = []
-        agent.subscribe(
-            lambda e, s: (
-                stops.append(f"{e.message.stop_reason}")
-                if e.type == "message_end" and e.message.role == "assistant"
-                else None
-            )
-        )
-        await agent.prompt("How many words?")
-        return len(provider.requests), stops
-
-    plain, thrown = await run(False), await run(True)
-    holds = plain[0] == 2 and thrown[0] == 0
-    return Finding(
-        holds,
-        f"without the throw: {plain[0]} provider requests; with prepare_request throwing: {thrown[0]} requests, "
-        f"assistant stop reasons {thrown[1]}",
-    ), {}
-
-
-async def before_tool_call_mutation(params: Params) -> tuple[Finding, Shown]:
-    from pinb.agent import Agent
-
-    provider = _faux(*_count_script("two words"))
-    tool, received = _word_count_tool()
-
-    def before(ctx: Any, signal: Any = None) -> None:
-        ctx.args["text"] = "one two three four five"
-
-    agent = Agent(
-        initial_state={"system_prompt": "", "model": provider.get_model(), "tools": [tool]},
-        stream_fn=provider.stream,
-        before_tool_call=before,
-    )
-    await agent.prompt("count")
-    holds = received == [{"text": "one two three four five"}]
-    return Finding(holds, f"the model asked for {{'text': 'two words'}}; the tool received {received}"), {}
+# --- chapter 01: the provider argument --------------------------------------------------------------------------
 
 
 async def provider_is_one_argument(params: Params) -> tuple[Finding, Shown]:
@@ -719,8 +663,6 @@ EXPERIMENTS: dict[str, ProbeExperiment] = {
     "pi-01.inputs.table-tools": ProbeExperiment(table_tools),
     "pi-01.loop.request-assembled": ProbeExperiment(request_assembled),
     "pi-01.seam.before-agent-start-text-not-builder": ProbeExperiment(before_agent_start_text),
-    "pi-01.seam.prepare-request-throw-stops": ProbeExperiment(prepare_request_throw),
-    "pi-01.seam.before-tool-call-mutation": ProbeExperiment(before_tool_call_mutation),
     "pi-01.example.provider-is-one-argument": ProbeExperiment(provider_is_one_argument),
     "pi-16.dispatch.declared-result-type": ProbeExperiment(declared_result_type),
     "pi-16.settle.unconditional-can-loop": ProbeExperiment(unconditional_loop),

@@ -31,6 +31,7 @@ __all__ = [
     "Block",
     "Extension",
     "Handler",
+    "Hooks",
     "Response",
     "Scenario",
     "Settings",
@@ -397,6 +398,74 @@ class Settings(_Model):
     stream: StreamSettings | None = None
 
 
+# --- agent-core hooks (pinb's extension of the contract; scenarios/README.md) ------------------------------------
+
+
+class HookRecord(_Model):
+    """The hook is set and returns nothing."""
+
+    kind: Literal["record"]
+
+
+class HookThrow(_Model):
+    """The hook throws ``Error(message)`` on its ``at``-th invocation (default the first); otherwise returns nothing."""
+
+    kind: Literal["throw"]
+    message: str
+    at: Annotated[Int, Field(ge=1)] = 1
+
+
+class MutateArgs(_Model):
+    """``Object.assign(context.args, set)``: the validated arguments the tool will receive; returns nothing."""
+
+    kind: Literal["mutate_args"]
+    set: JsonObject
+
+
+class BlockCall(_Model):
+    """Returns ``{block: true, reason}`` (``reason`` absent: Pi's own "Tool execution was blocked")."""
+
+    kind: Literal["block"]
+    reason: str | None = None
+
+
+class PatchResult(_Model):
+    """Returns the fields given: ``content: [{type: text, text}]`` (``{text}`` = the executed result's text),
+    ``isError``, ``details``."""
+
+    kind: Literal["patch"]
+    text: str | None = None
+    is_error: bool | None = Field(default=None, alias="isError")
+    details: Any = None
+
+    @model_validator(mode="after")
+    def _something_to_patch(self) -> PatchResult:
+        if not self.model_fields_set & {"text", "is_error", "details"}:
+            raise ValueError("patch needs at least one of text, isError, details")
+        return self
+
+    def patch_fields(self) -> dict[str, Any]:
+        """The fields given on disk, keyed by their JSON names."""
+        names = {"text": "text", "is_error": "isError", "details": "details"}
+        return {names[key]: getattr(self, key) for key in names if key in self.model_fields_set}
+
+
+PrepareRequestHook = Annotated[HookRecord | HookThrow, Field(discriminator="kind")]
+BeforeToolCallHook = Annotated[HookRecord | HookThrow | MutateArgs | BlockCall, Field(discriminator="kind")]
+AfterToolCallHook = Annotated[HookRecord | HookThrow | PatchResult, Field(discriminator="kind")]
+
+
+class Hooks(_Model):
+    """Layer agent only: the ``Agent``'s ``prepareRequest``, ``beforeToolCall`` and ``afterToolCall`` options."""
+
+    prepare_request: PrepareRequestHook | None = None
+    before_tool_call: BeforeToolCallHook | None = None
+    after_tool_call: AfterToolCallHook | None = None
+
+
+# --- the scenario --------------------------------------------------------------------------------------------------
+
+
 class Scenario(_Model):
     """One declarative experiment that runs unchanged on the stand-in and on real Pi."""
 
@@ -411,6 +480,7 @@ class Scenario(_Model):
     ui: UI | None = None
     queue: tuple[Trigger, ...] = ()
     settings: Settings | None = None
+    hooks: Hooks | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
@@ -418,6 +488,8 @@ class Scenario(_Model):
             raise ValueError(f"id {self.id!r} is not a plain slug (lowercase letters, digits, '.', '_', '-')")
         if self.layer == "agent" and self.extensions:
             raise ValueError("extensions need layer app")
+        if self.layer != "agent" and self.hooks is not None:
+            raise ValueError("hooks need layer agent")
         _unique("tool name", [tool.name for tool in self.tools])
         _unique("extension name", [ext.name for ext in self.extensions])
         labels = [h.label for ext in self.extensions for h in ext.handlers if h.label is not None]

@@ -121,6 +121,7 @@ def error_text(error: BaseException) -> str:
 
 async def _run_agent_layer(scenario: Scenario, writer: TraceWriter) -> None:
     from pinb.agent import Agent
+    from pinb.scenario.standin_hooks import agent_hook_options
     from pinb.scenario.standin_tools import build_tools
 
     faux = make_faux(scenario, writer)
@@ -135,6 +136,7 @@ async def _run_agent_layer(scenario: Scenario, writer: TraceWriter) -> None:
         tool_execution=settings.tool_execution,
         steering_mode=settings.steering_mode,
         follow_up_mode=settings.follow_up_mode,
+        **agent_hook_options(scenario.hooks),
     )
     triggers = Triggers(scenario.queue, writer)
 

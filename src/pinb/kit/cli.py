@@ -20,6 +20,7 @@ from pinb.kit.fingerprint import fingerprint_file
 from pinb.kit.project import Project, load_project
 from pinb.kit.status import ClaimStatus, chapter_statuses, claim_in_run, resolve_backend
 from pinb.kit.store import StoreProblem, validate_run_id
+from pinb.kit.summary import summary_markdown
 from pinb.kit.verify import VerifyOptions, VerifyResult, verify
 
 
@@ -47,6 +48,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("status", help="claim statuses from the run store")
     p.add_argument("chapters", nargs="*", metavar="CHAPTER")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--summary", action="store_true", help="a short Markdown table: counts per chapter and backend")
     p.add_argument(
         "--backend",
         metavar="B",
@@ -232,6 +234,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     statuses = [status for chapter in chapters for status in chapter_statuses(project, chapter, listing.runs, backend)]
     if args.json:
         _out(json.dumps({"claims": [status.contract() for status in statuses]}, indent=2, ensure_ascii=False))
+    elif args.summary:
+        _out(summary_markdown(statuses))
     else:
         _out(format_table(list(statuses)))
     return 0

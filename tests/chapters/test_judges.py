@@ -93,3 +93,15 @@ def test_sequence_diagram_violations() -> None:
     assert any("outside a turn" in p for p in diagram_violations(outside))
     unmatched = [*good[:6], "tool_call", "turn_end", *good[-3:]]
     assert any("not followed" in p for p in diagram_violations(unmatched))
+
+
+def test_turn_shape_needs_turns_that_close() -> None:
+    no_turns = [line for line in word_count_trace() if line["type"] not in ("turn_start", "turn_end")]
+    no_turns = [ln for ln in no_turns if ln["source"] != "model" and not ln["type"].startswith("tool_execution_")]
+    finding = exp01.judge_turn_shape({"word-count": no_turns})
+    assert not finding.holds and "no turn_start" in finding.evidence
+    unclosed = word_count_trace()
+    last_end = max(i for i, line in enumerate(unclosed) if line["type"] == "turn_end")
+    del unclosed[last_end]
+    finding = exp01.judge_turn_shape({"word-count": unclosed})
+    assert not finding.holds and "never reached turn_end" in finding.evidence

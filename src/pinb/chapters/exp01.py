@@ -141,6 +141,10 @@ def judge_turn_shape(traces: dict[str, Trace]) -> Finding:
         source = listener[0].get("source") if listener else "agent"
         lines = [ln for ln in tq.core(trace) if ln.get("source") in (source, "model")]
         windows = tq.turn_windows(lines)
+        if not windows:
+            problems.append(f"{name}: no turn_start at all")
+        if any(end < 0 for _, end in windows):
+            problems.append(f"{name}: a turn that never reached turn_end")
         per_turn = []
         for start, end in windows:
             inside = lines[start : end + 1 if end >= 0 else len(lines)]

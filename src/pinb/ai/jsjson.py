@@ -8,27 +8,45 @@ from __future__ import annotations
 
 import json
 import math
+from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel
 
 
+def js_number_to_string(value: float | int) -> str:
+    """``Number.prototype.toString()`` for a finite number (ECMAScript Number::toString, radix 10)."""
+    number = float(value)
+    if math.isnan(number) or math.isinf(number):
+        return "NaN" if math.isnan(number) else ("Infinity" if number > 0 else "-Infinity")
+    if number == 0:
+        return "0"  # also -0
+    sign = "-" if number < 0 else ""
+    # repr() gives the shortest digit string that round-trips, the same digits JavaScript chooses.
+    _, digit_tuple, exponent = Decimal(repr(abs(number))).as_tuple()
+    digits = "".join(map(str, digit_tuple)).rstrip("0")
+    assert isinstance(exponent, int)
+    exponent += len("".join(map(str, digit_tuple))) - len(digits)
+    k = len(digits)
+    n = k + exponent
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * (-n) + digits
+    e = n - 1
+    exp = f"e{'+' if e >= 0 else '-'}{abs(e)}"
+    return sign + (digits if k == 1 else digits[0] + "." + digits[1:]) + exp
+
+
 def js_number(value: float | int) -> str:
-    """A number as JavaScript's ``String(n)`` writes it."""
+    """A number as ``JSON.stringify`` writes it: ``String(n)``, with ``NaN``/``Infinity`` as ``null``."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if math.isnan(value) or math.isinf(value):
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
         return "null"
-    if value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    text = repr(value)
-    if "e" in text:
-        mantissa, exponent = text.split("e")
-        sign = "-" if exponent.startswith("-") else "+"
-        text = f"{mantissa.removesuffix('.0')}e{sign}{int(exponent.lstrip('+-'))}"
-    return text
+    return js_number_to_string(value)
 
 
 def _plain(value: Any) -> Any:
@@ -83,4 +101,4 @@ def js_length(text: str) -> int:
     """``text.length`` in JavaScript: UTF-16 code units."""
     if text.isascii():
         return len(text)
-    return len(text.encode("utf-16-le")) // 2
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2

@@ -20,9 +20,9 @@ import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
-from decimal import Decimal
 from typing import Any, Final
 
+from pinb.ai.jsjson import js_number_to_string
 from pinb.errors import UsageError
 
 __all__ = ["JS_LINE_TERMINATORS", "JS_WHITESPACE", "UNDEFINED", "js_number_to_string", "js_regex", "json_stringify"]
@@ -59,32 +59,6 @@ JS_LINE_TERMINATORS: Final = "\n\r\u2028\u2029"
 # --------------------------------------------------------------------------------------------------------------
 
 _SHORT_ESCAPES: Final = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def js_number_to_string(value: float | int) -> str:
-    """``Number.prototype.toString()`` for a finite number (ECMAScript Number::toString, radix 10)."""
-    number = float(value)
-    if math.isnan(number) or math.isinf(number):
-        return "NaN" if math.isnan(number) else ("Infinity" if number > 0 else "-Infinity")
-    if number == 0:
-        return "0"  # also -0
-    sign = "-" if number < 0 else ""
-    # repr() gives the shortest digit string that round-trips, the same digits JavaScript chooses.
-    _, digit_tuple, exponent = Decimal(repr(abs(number))).as_tuple()
-    digits = "".join(map(str, digit_tuple)).rstrip("0")
-    assert isinstance(exponent, int)
-    exponent += len("".join(map(str, digit_tuple))) - len(digits)
-    k = len(digits)
-    n = k + exponent
-    if k <= n <= 21:
-        return sign + digits + "0" * (n - k)
-    if 0 < n <= 21:
-        return sign + digits[:n] + "." + digits[n:]
-    if -6 < n <= 0:
-        return sign + "0." + "0" * (-n) + digits
-    e = n - 1
-    exp = f"e{'+' if e >= 0 else '-'}{abs(e)}"
-    return sign + (digits if k == 1 else digits[0] + "." + digits[1:]) + exp
 
 
 def _quote(text: str) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from pinb.ai.jsjson import js_length
 from pinb.ai.transcript import get_current_system_message
 from pinb.ai.types import (
     AssistantMessage,
@@ -72,18 +73,13 @@ class CompactionSettings:
 DEFAULT_COMPACTION_SETTINGS: Final = CompactionSettings()
 
 
-def _js_len(text: str) -> int:
-    """``text.length`` in JavaScript: UTF-16 code units."""
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
 def _content_chars(content: Any) -> int:
     if isinstance(content, str):
-        return _js_len(content)
+        return js_length(content)
     chars = 0
     for block in content:
         if isinstance(block, TextContent) and block.text:
-            chars += _js_len(block.text)
+            chars += js_length(block.text)
         elif isinstance(block, ImageContent):
             chars += _ESTIMATED_IMAGE_CHARS
     return chars
@@ -94,24 +90,24 @@ def estimate_tokens(message: Any) -> int:
     match message:
         case SystemMessage():
             chars = _content_chars(message.content)
-            chars += sum(_js_len(text) for text in (message.sections or {}).values() if text)
+            chars += sum(js_length(text) for text in (message.sections or {}).values() if text)
             if message.tools_added:
-                chars += _js_len(json_stringify(list(message.tools_added)) or "")
+                chars += js_length(json_stringify(list(message.tools_added)) or "")
         case UserMessage() | CustomMessage() | ToolResultMessage():
             chars = _content_chars(message.content)
         case AssistantMessage():
             chars = 0
             for block in message.content:
                 if isinstance(block, TextContent):
-                    chars += _js_len(block.text)
+                    chars += js_length(block.text)
                 elif isinstance(block, ThinkingContent):
-                    chars += _js_len(block.thinking)
+                    chars += js_length(block.thinking)
                 elif isinstance(block, ToolCall):
-                    chars += _js_len(block.name) + _js_len(json_stringify(block.arguments) or "")
+                    chars += js_length(block.name) + js_length(json_stringify(block.arguments) or "")
         case BashExecutionMessage():
-            chars = _js_len(message.command) + _js_len(message.output)
+            chars = js_length(message.command) + js_length(message.output)
         case BranchSummaryMessage() | CompactionSummaryMessage():
-            chars = _js_len(message.summary)
+            chars = js_length(message.summary)
         case _:
             return 0
     return math.ceil(chars / 4)

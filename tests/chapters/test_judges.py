@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from pinb.chapters import exp01, exp16
 from pinb.chapters.exp16 import diagram_violations
@@ -105,3 +106,22 @@ def test_turn_shape_needs_turns_that_close() -> None:
     del unclosed[last_end]
     finding = exp01.judge_turn_shape({"word-count": unclosed})
     assert not finding.holds and "never reached turn_end" in finding.evidence
+
+
+def _standin_traces(experiment: object) -> dict[str, list[dict[str, Any]]]:
+    from pinb.scenario.model import parse_scenario
+    from pinb.scenario.standin import run_on_standin
+
+    scenarios = experiment.scenarios({})  # type: ignore[attr-defined]
+    return {name: run_on_standin(parse_scenario(scenario, source=name)) for name, scenario in scenarios.items()}
+
+
+def test_continuation_explicit_needs_the_model_to_have_said_stop() -> None:
+    traces = _standin_traces(exp01.EXPERIMENTS["pi-01.loop.continuation-explicit"])
+    finding = exp01.judge_continuation_explicit(traces)
+    assert finding.holds, finding.evidence
+    asked = copy.deepcopy(traces)
+    first = next(ln for ln in asked["settle-continue"] if ln.get("role") == "assistant" and ln["type"] == "message_end")
+    first["stopReason"] = "toolUse"
+    finding = exp01.judge_continuation_explicit(asked)
+    assert not finding.holds and "'settle-continue': 'toolUse'" in finding.evidence

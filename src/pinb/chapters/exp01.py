@@ -190,13 +190,21 @@ def judge_continuation_explicit(traces: dict[str, Trace]) -> Finding:
     follow = traces["follow-up-app"]
     follow_requests = len(tq.requests(follow))
     follow_seen = any(tq.mentions(r, "And one more thing.") for r in tq.requests(follow))
+    # The second request must not be the model's own doing: in those two runs the first reply already said stop.
+    first_stops = {name: _first_stop_reason(traces[name]) for name in ("settle-continue", "follow-up-app")}
     holds = tools == 2 and settle_requests == 2 and follow_requests == 2 and follow_seen
+    holds = holds and set(first_stops.values()) == {"stop"}
     return Finding(
         holds,
         f"requests: after tool results {tools}, after a settlement handler's continue {settle_requests}, "
-        f"with a queued follow-up {follow_requests} (follow-up reached the model: {follow_seen}); each run's "
-        "model said stop only once",
+        f"with a queued follow-up {follow_requests} (follow-up reached the model: {follow_seen}); the first reply's "
+        f"stop reason in the settlement and follow-up runs: {first_stops}",
     )
+
+
+def _first_stop_reason(trace: Trace) -> Any:
+    ends = tq.assistant_ends(trace)
+    return ends[0].get("stopReason") if ends else None
 
 
 # --- four inputs ------------------------------------------------------------------------------------------------

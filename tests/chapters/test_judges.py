@@ -125,3 +125,10 @@ def test_continuation_explicit_needs_the_model_to_have_said_stop() -> None:
     first["stopReason"] = "toolUse"
     finding = exp01.judge_continuation_explicit(asked)
     assert not finding.holds and "'settle-continue': 'toolUse'" in finding.evidence
+
+
+def test_unsubscribe_needs_the_registration_to_have_run_first() -> None:
+    traces = _standin_traces(exp16.EXPERIMENTS["pi-16.dispatch.on-returns-unsubscribe"])
+    assert exp16.judge_on_returns_unsubscribe(traces).holds
+    never = {"unsubscribe": [ln for ln in traces["unsubscribe"] if ln.get("handler") != "target"]}
+    assert not exp16.judge_on_returns_unsubscribe(never).holds

@@ -275,7 +275,8 @@ def _target_calls(trace: Trace) -> list[str | None]:
 def judge_on_returns_unsubscribe(traces: dict[str, Trace]) -> Finding:
     starts = len(tq.events(traces["unsubscribe"], "tool_execution_start", "session"))
     target = _target_calls(traces["unsubscribe"])
-    holds = starts == 2 and "call#2" not in target
+    # The registration must have been live (it ran for call#1) for its absence at call#2 to mean anything.
+    holds = starts == 2 and "call#1" in target and "call#2" not in target
     return Finding(holds, f"two tool_execution_start events; the unsubscribed handler ran for {target or 'neither'}")
 
 

@@ -132,3 +132,12 @@ def test_unsubscribe_needs_the_registration_to_have_run_first() -> None:
     assert exp16.judge_on_returns_unsubscribe(traces).holds
     never = {"unsubscribe": [ln for ln in traces["unsubscribe"] if ln.get("handler") != "target"]}
     assert not exp16.judge_on_returns_unsubscribe(never).holds
+
+
+def test_follow_up_must_reach_the_model_before_settling() -> None:
+    traces = _standin_traces(exp01.EXPERIMENTS["pi-01.queue.follow-up-after-pending-work"])
+    finding = exp01.judge_follow_up(traces)
+    assert finding.holds, finding.evidence
+    unasked = [ln for ln in traces["follow-up-app"] if not (ln["source"] == "model" and ln["type"] == "request")]
+    finding = exp01.judge_follow_up({"follow-up-app": unasked})
+    assert not finding.holds and "the request carrying it at -1" in finding.evidence

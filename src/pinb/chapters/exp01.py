@@ -393,17 +393,20 @@ def _follow_up(params: Params) -> dict[str, dict[str, Any]]:
 
 def judge_follow_up(traces: dict[str, Trace]) -> Finding:
     trace = traces["follow-up-app"]
-    lines = tq.listener(trace)
+    source = tq.listener(trace)[0].get("source") if tq.listener(trace) else "session"
+    lines = [ln for ln in tq.core(trace) if ln.get("source") in (source, "model")]
     text = "And one more thing."
     follow_at = tq.index(lines, lambda ln: ln.get("type") == "message_start" and ln.get("text") == text)
     stop_at = tq.index(lines, lambda ln: ln.get("type") == "message_end" and ln.get("stopReason") == "stop")
-    settled = tq.index(lines, tq.is_("agent_settled"))
-    ends = tq.indexes(lines, tq.is_("agent_end"))
-    holds = 0 <= stop_at < follow_at and (settled < 0 or follow_at < settled) and settled >= 0
+    settled = tq.index(lines, tq.is_("agent_settled", source))
+    ends = tq.indexes(lines, tq.is_("agent_end", source))
+    # "Resolved before the final settlement boundary": a request carries the follow-up before agent_settled.
+    asked = tq.index(lines, lambda ln: tq.is_("request", "model")(ln) and tq.mentions(ln, text), max(follow_at, 0))
+    holds = 0 <= stop_at < follow_at < asked < settled
     return Finding(
         holds,
-        f"first stop reply at {stop_at}, follow-up message at {follow_at}, agent_end at {ends}, agent_settled at "
-        f"{settled}",
+        f"first stop reply at {stop_at}, follow-up message at {follow_at}, the request carrying it at {asked}, "
+        f"agent_end at {ends}, agent_settled at {settled}",
     )
 
 

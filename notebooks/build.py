@@ -21,21 +21,31 @@ from pinb.chapters._claimspec import ClaimSpec
 
 HERE = Path(__file__).resolve().parent
 
-INSTALL = """\
-# Parameters (papermill and `pinb verify` inject values after this cell).
+PARAMETERS = """\
+# Parameters (papermill and `pinb verify` inject their values in a cell right after this one).
 backend = "standin"  # "standin" (pinb's Python stand-in) or "pi" (the real Pi packages, through Node)
 pi_version = "1.6.0"  # for backend = "pi": 1.6.0, or 1.0.3 (agent-core claims only)
 install_pi_packages = False  # backend = "pi": install Node 22 and the pinned Pi packages if missing
 artifacts_dir = None  # where the traces are written (set by pinb verify)
-pinb_pip_spec = "pinb"  # what Colab installs when pinb is not importable, e.g. a git URL or a wheel
+pinb_pip_spec = ""  # Colab: where to install pinb from when it is not importable (a git URL or a wheel)
 {knobs}
+"""
 
+# After the parameters, so that an injected `pinb_pip_spec` is the one installed.
+INSTALL = """\
 # On Colab, install pinb when it is not importable; everywhere else this does nothing.
 import importlib.util
 import subprocess
 import sys
 
-if importlib.util.find_spec("pinb") is None and "google.colab" in sys.modules:
+if importlib.util.find_spec("pinb") is None:
+    if "google.colab" not in sys.modules:
+        raise ModuleNotFoundError("pinb is not installed in this kernel: `pip install -e .` in the pinb checkout")
+    if not pinb_pip_spec:
+        raise ValueError(
+            "pinb is not on PyPI: set pinb_pip_spec in the parameters cell to the pinb repository's git URL "
+            "(git+https://github.com/<owner>/<repo>) or to an uploaded wheel, then run the notebook again"
+        )
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", pinb_pip_spec], check=True)
 """
 
@@ -188,7 +198,7 @@ def chapter_01() -> Any:
             "await playground.rerun()\nwidgets.record(playground)"
         ),
     ]
-    return _notebook(ch01, intro, INSTALL.format(knobs=knobs), knob_names, headings, extra, widgets_cells)
+    return _notebook(ch01, intro, PARAMETERS.format(knobs=knobs), knob_names, headings, extra, widgets_cells)
 
 
 def chapter_16() -> Any:
@@ -244,21 +254,21 @@ def chapter_16() -> Any:
             "await playground.rerun()\nwidgets.record(playground)"
         ),
     ]
-    return _notebook(ch16, intro, INSTALL.format(knobs=knobs), knob_names, headings, extra, widgets_cells)
+    return _notebook(ch16, intro, PARAMETERS.format(knobs=knobs), knob_names, headings, extra, widgets_cells)
 
 
 def _notebook(
     module: Any,
     intro: str,
-    install: str,
+    parameters_source: str,
     knob_names: str,
     headings: dict[str, str],
     extra: dict[str, list[str]],
     widgets_cells: list[Any],
 ) -> Any:
-    parameters = new_code_cell(install)
+    parameters = new_code_cell(parameters_source)
     parameters.metadata["tags"] = ["parameters"]
-    cells = [parameters, new_markdown_cell(intro)]
+    cells = [parameters, new_code_cell(INSTALL), new_markdown_cell(intro)]
     cells.append(new_code_cell(SETUP.format(chapter=module.CHAPTER_ID, knob_names=knob_names)))
     for title, specs in _sections(module.CLAIMS, headings):
         cells.append(new_markdown_cell(f"## {title}"))

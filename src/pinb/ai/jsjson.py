@@ -1,17 +1,40 @@
-"""``JSON.stringify`` as JavaScript writes it, for the texts Pi builds from JSON (error messages, usage estimates).
+"""``JSON.stringify`` as JavaScript writes it, for the texts Pi builds from JSON (error messages, usage estimates,
+guard subjects, session lines).
 
-Differences from ``json.dumps`` that matter here: no spaces after separators, non-ASCII kept, integral floats written
-without ``.0``, exponents as ``1e-7`` / ``1e+21``, ``NaN``/``Infinity`` as ``null``, and UTF-16 lengths.
+Differences from ``json.dumps`` that matter here: no spaces after separators, insertion order with JavaScript's
+array-index keys first, non-ASCII kept, control characters and lone surrogates escaped the way JavaScript escapes
+them, numbers as JavaScript prints them (``1e-7``, ``0.00001``, ``1e+21``; ``NaN``/``Infinity`` as ``null``),
+``undefined`` and functions dropped from objects and ``null`` in arrays; and UTF-16 lengths.
 """
 
 from __future__ import annotations
 
-import json
 import math
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
-from pydantic import BaseModel
+from pinb.errors import UsageError
+
+
+class _Undefined:
+    """JavaScript's ``undefined``: dropped from objects, ``null`` in arrays, no output at the top level."""
+
+    _instance: _Undefined | None = None
+
+    def __new__(cls) -> _Undefined:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNDEFINED"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNDEFINED: Final = _Undefined()
 
 
 def js_number_to_string(value: float | int) -> str:
@@ -49,14 +72,56 @@ def js_number(value: float | int) -> str:
     return js_number_to_string(value)
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return value
+_SHORT_ESCAPES: Final = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def _encode(value: Any, indent: str, level: int) -> str:
-    value = _plain(value)
+def _quote(text: str) -> str:
+    out = ['"']
+    i = 0
+    length = len(text)
+    while i < length:
+        ch = text[i]
+        code = ord(ch)
+        if ch in _SHORT_ESCAPES:
+            out.append(_SHORT_ESCAPES[ch])
+        elif code < 0x20:
+            out.append(f"\\u{code:04x}")
+        elif 0xD800 <= code <= 0xDBFF:
+            if i + 1 < length and 0xDC00 <= ord(text[i + 1]) <= 0xDFFF:
+                # A surrogate pair held as two code points is one character in JavaScript.
+                out.append(chr(0x10000 + ((code - 0xD800) << 10) + (ord(text[i + 1]) - 0xDC00)))
+                i += 1
+            else:
+                out.append(f"\\u{code:04x}")
+        elif 0xDC00 <= code <= 0xDFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+        i += 1
+    out.append('"')
+    return "".join(out)
+
+
+def _is_array_index(key: str) -> bool:
+    # JavaScript orders integer-like keys (canonical array indices) first, ascending, then strings by insertion.
+    return key.isdigit() and key.isascii() and (key == "0" or not key.startswith("0")) and int(key) < 2**32 - 1
+
+
+def _key(key: object) -> str:
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int | float):
+        return js_number_to_string(key)
+    if key is None:
+        return "null"
+    raise UsageError(f"json_stringify: object keys must be strings or numbers, not {type(key).__name__}")
+
+
+def _stringify(value: Any, indent: str, level: int, in_array: bool) -> str | None:
+    if value is UNDEFINED or callable(value):
+        return "null" if in_array else None
     if value is None:
         return "null"
     if value is True:
@@ -66,35 +131,48 @@ def _encode(value: Any, indent: str, level: int) -> str:
     if isinstance(value, int | float):
         return js_number(value)
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, dict):
-        items = [(k, v) for k, v in value.items() if not callable(v)]
-        if not items:
-            return "{}"
-        if not indent:
-            return (
-                "{"
-                + ",".join(f"{json.dumps(str(k), ensure_ascii=False)}:{_encode(v, indent, level)}" for k, v in items)
-                + "}"
-            )
-        inner = indent * (level + 1)
-        parts = [f"{inner}{json.dumps(str(k), ensure_ascii=False)}: {_encode(v, indent, level + 1)}" for k, v in items]
-        return "{\n" + ",\n".join(parts) + "\n" + indent * level + "}"
-    if isinstance(value, list | tuple):
-        if not value:
-            return "[]"
-        if not indent:
-            return "[" + ",".join(_encode(v, indent, level) for v in value) + "]"
-        inner = indent * (level + 1)
-        return (
-            "[\n" + ",\n".join(f"{inner}{_encode(v, indent, level + 1)}" for v in value) + "\n" + indent * level + "]"
-        )
-    return json.dumps(str(value), ensure_ascii=False)
+        return _quote(value)
+    inner = indent * (level + 1)
+    if isinstance(value, Mapping):
+        items = [(_key(k), v) for k, v in value.items()]
+        indices = sorted((item for item in items if _is_array_index(item[0])), key=lambda item: int(item[0]))
+        ordered = indices + [item for item in items if not _is_array_index(item[0])]
+        separator = ": " if indent else ":"
+        parts = []
+        for key, item in ordered:
+            text = _stringify(item, indent, level + 1, in_array=False)
+            if text is not None:
+                parts.append(inner + _quote(key) + separator + text)
+        return _wrap("{", parts, "}", indent, level)
+    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+        parts = [inner + (_stringify(item, indent, level + 1, in_array=True) or "null") for item in value]
+        return _wrap("[", parts, "]", indent, level)
+    dump = getattr(value, "model_dump", None)
+    if dump is not None:  # a pydantic model: its JSON form, Pi's camelCase keys
+        return _stringify(dump(mode="json", by_alias=True, exclude_none=True), indent, level, in_array)
+    raise UsageError(f"json_stringify: cannot serialise a {type(value).__name__}")
+
+
+def _wrap(open_: str, parts: list[str], close: str, indent: str, level: int) -> str:
+    if not parts:
+        return open_ + close
+    if not indent:
+        return open_ + ",".join(parts) + close
+    return open_ + "\n" + ",\n".join(parts) + "\n" + indent * level + close
+
+
+def json_stringify(value: Any, indent: int = 0) -> str | None:
+    """``JSON.stringify(value, null, indent)``; ``None`` where JavaScript returns ``undefined`` (a top-level
+    ``UNDEFINED`` or function)."""
+    return _stringify(value, " " * indent, 0, in_array=False)
 
 
 def js_stringify(value: Any, indent: int = 0) -> str:
-    """``JSON.stringify(value, null, indent)``."""
-    return _encode(value, " " * indent, 0)
+    """``JSON.stringify(value, null, indent)`` for a value that has a JSON form."""
+    text = json_stringify(value, indent)
+    if text is None:
+        raise UsageError(f"json_stringify: {value!r} has no JSON form")
+    return text
 
 
 def js_length(text: str) -> int:

@@ -4,7 +4,8 @@ Two pieces, both checked against real Node:
 
 - ``json_stringify(value)`` is ``JSON.stringify(value)``: no spaces, insertion order (with JavaScript's
   array-index keys first), non-ASCII kept, control characters escaped the way JavaScript escapes them,
-  numbers printed the way JavaScript prints them.
+  numbers printed the way JavaScript prints them. It lives in ``pinb.ai.jsjson`` (``pinb.ai`` writes Pi's
+  texts with it too) and is re-exported here.
 - ``js_regex(source, flags="")`` compiles the source of a JavaScript regular expression literal (flags ``i``,
   ``m``, ``s``; no ``u``) to a Python pattern that matches the same strings at the same places: ASCII
   ``\\b \\w \\d``, JavaScript's ``\\s`` set, ``.`` excluding line terminators, ``$`` only at the very end.
@@ -17,35 +18,14 @@ getting that wrong in either direction would change what the guard blocks.
 from __future__ import annotations
 
 import functools
-import math
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Final
 
-from pinb.ai.jsjson import js_number_to_string
+from pinb.ai.jsjson import UNDEFINED, js_number_to_string, json_stringify
 from pinb.errors import UsageError
 
 __all__ = ["JS_LINE_TERMINATORS", "JS_WHITESPACE", "UNDEFINED", "js_number_to_string", "js_regex", "json_stringify"]
 
-
-class _Undefined:
-    """JavaScript's ``undefined``: dropped from objects, ``null`` in arrays, no output at the top level."""
-
-    _instance: _Undefined | None = None
-
-    def __new__(cls) -> _Undefined:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "UNDEFINED"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-UNDEFINED: Final = _Undefined()
 
 # ECMAScript WhiteSpace + LineTerminator: what ``\s`` matches in JavaScript (and what String.prototype.trim strips).
 JS_WHITESPACE: Final = (
@@ -53,96 +33,6 @@ JS_WHITESPACE: Final = (
     "\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 JS_LINE_TERMINATORS: Final = "\n\r\u2028\u2029"
-
-# --------------------------------------------------------------------------------------------------------------
-# JSON.stringify
-# --------------------------------------------------------------------------------------------------------------
-
-_SHORT_ESCAPES: Final = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def _quote(text: str) -> str:
-    out = ['"']
-    i = 0
-    length = len(text)
-    while i < length:
-        ch = text[i]
-        code = ord(ch)
-        if ch in _SHORT_ESCAPES:
-            out.append(_SHORT_ESCAPES[ch])
-        elif code < 0x20:
-            out.append(f"\\u{code:04x}")
-        elif 0xD800 <= code <= 0xDBFF:
-            if i + 1 < length and 0xDC00 <= ord(text[i + 1]) <= 0xDFFF:
-                # A surrogate pair held as two code points is one character in JavaScript.
-                out.append(chr(0x10000 + ((code - 0xD800) << 10) + (ord(text[i + 1]) - 0xDC00)))
-                i += 1
-            else:
-                out.append(f"\\u{code:04x}")
-        elif 0xDC00 <= code <= 0xDFFF:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(ch)
-        i += 1
-    out.append('"')
-    return "".join(out)
-
-
-def _is_array_index(key: str) -> bool:
-    # JavaScript orders integer-like keys (canonical array indices) first, ascending, then strings by insertion.
-    return key.isdigit() and key.isascii() and (key == "0" or not key.startswith("0")) and int(key) < 2**32 - 1
-
-
-def _key(key: object) -> str:
-    if isinstance(key, str):
-        return key
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if isinstance(key, int | float):
-        return js_number_to_string(key)
-    if key is None:
-        return "null"
-    raise UsageError(f"json_stringify: object keys must be strings or numbers, not {type(key).__name__}")
-
-
-def _stringify(value: Any, in_array: bool) -> str | None:
-    if value is UNDEFINED or callable(value):
-        return "null" if in_array else None
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int | float):
-        number = float(value) if not isinstance(value, int) or abs(value) >= 2**53 else value
-        if isinstance(number, float) and (math.isnan(number) or math.isinf(number)):
-            return "null"
-        return js_number_to_string(number)
-    if isinstance(value, str):
-        return _quote(value)
-    if isinstance(value, Mapping):
-        items = [(_key(k), v) for k, v in value.items()]
-        indices = sorted((item for item in items if _is_array_index(item[0])), key=lambda item: int(item[0]))
-        ordered = indices + [item for item in items if not _is_array_index(item[0])]
-        parts = []
-        for key, item in ordered:
-            text = _stringify(item, in_array=False)
-            if text is not None:
-                parts.append(_quote(key) + ":" + text)
-        return "{" + ",".join(parts) + "}"
-    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
-        return "[" + ",".join(_stringify(item, in_array=True) or "null" for item in value) + "]"
-    dump = getattr(value, "model_dump", None)
-    if dump is not None:  # a pydantic model: its JSON form, Pi's camelCase keys
-        return _stringify(dump(mode="json", by_alias=True, exclude_none=True), in_array)
-    raise UsageError(f"json_stringify: cannot serialise a {type(value).__name__}")
-
-
-def json_stringify(value: Any) -> str | None:
-    """``JSON.stringify(value)``; ``None`` where JavaScript returns ``undefined`` (top-level ``UNDEFINED``)."""
-    return _stringify(value, in_array=False)
-
 
 # --------------------------------------------------------------------------------------------------------------
 # JavaScript regular expressions

@@ -9,6 +9,7 @@ event the public listener receives; queue triggers fire inside that listener rig
 from __future__ import annotations
 
 import platform
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from pinb import __version__
@@ -102,11 +103,16 @@ class Triggers:
         """Count one more ``event_type`` event; the triggers it fires, each announced by a ``driver`` line."""
         count = self._counts.get(event_type, 0) + 1
         self._counts[event_type] = count
-        fired = [t for t in self._queue if t.event_type == event_type and t.occurrence == count]
-        return fired
+        return [t for t in self._queue if t.event_type == event_type and t.occurrence == count]
 
     def announce(self, trigger: Trigger) -> None:
         self._writer.write("driver", "queue", {"when": trigger.when, "do": trigger.do, "text": trigger.text})
+
+    def fire(self, event_type: str, act: Callable[[Trigger], None]) -> None:
+        """Count the event; announce and act on each trigger it fires (called from the public listener)."""
+        for trigger in self.due(event_type):
+            self.announce(trigger)
+            act(trigger)
 
     def rejected(self, error: BaseException) -> None:
         self._writer.write("driver", "queue_rejected", {"error": error_text(error)})
@@ -114,6 +120,18 @@ class Triggers:
 
 def error_text(error: BaseException) -> str:
     return str(error)
+
+
+async def drive_prompts(prompts: Iterable[str], prompt: Callable[[str], Awaitable[Any]], writer: TraceWriter) -> None:
+    """Send each scripted prompt as the real runner does: a ``prompt`` line, then resolved or rejected."""
+    for text in prompts:
+        writer.write("driver", "prompt", {"text": text})
+        try:
+            await prompt(text)
+        except Exception as exc:
+            writer.write("driver", "prompt_rejected", {"error": error_text(exc)})
+        else:
+            writer.write("driver", "prompt_resolved")
 
 
 # --- layer agent ---------------------------------------------------------------------------------------------------
@@ -141,29 +159,20 @@ async def _run_agent_layer(scenario: Scenario, writer: TraceWriter) -> None:
     triggers = Triggers(scenario.queue, writer)
 
     def act(trigger: Trigger) -> None:
-        if trigger.do == "steer":
-            agent.steer(user_message(trigger.text or ""))
-        elif trigger.do == "follow_up":
-            agent.follow_up(user_message(trigger.text or ""))
-        else:
-            agent.abort()
+        try:
+            if trigger.do == "steer":
+                agent.steer(user_message(trigger.text or ""))
+            elif trigger.do == "follow_up":
+                agent.follow_up(user_message(trigger.text or ""))
+            else:
+                agent.abort()
+        except Exception as exc:
+            triggers.rejected(exc)
 
     def listener(event: Any, _signal: Any) -> None:
         writer.event("agent", event)
-        for trigger in triggers.due(event.type):
-            triggers.announce(trigger)
-            try:
-                act(trigger)
-            except Exception as exc:
-                triggers.rejected(exc)
+        triggers.fire(event.type, act)
 
     agent.subscribe(listener)
-    for text in scenario.prompts:
-        writer.write("driver", "prompt", {"text": text})
-        try:
-            await agent.prompt(text)
-        except Exception as exc:
-            writer.write("driver", "prompt_rejected", {"error": error_text(exc)})
-        else:
-            writer.write("driver", "prompt_resolved")
+    await drive_prompts(scenario.prompts, agent.prompt, writer)
     writer.write("driver", "dispose")

@@ -34,7 +34,7 @@ from pinb.scenario.model import (
     Trigger,
     UnsubscribeAction,
 )
-from pinb.scenario.standin import Triggers, error_text, make_faux
+from pinb.scenario.standin import Triggers, drive_prompts, error_text, make_faux
 from pinb.scenario.standin_tools import build_tools
 from pinb.scenario.trace import TraceWriter, blocks_text, snapshot, to_pi_json
 
@@ -285,19 +285,10 @@ async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
 
     def listener(event: Any) -> None:
         writer.event("session", event)
-        for trigger in triggers.due(event.type):
-            triggers.announce(trigger)
-            act(trigger)
+        triggers.fire(event.type, act)
 
     session.subscribe(listener)
-    for text in scenario.prompts:
-        writer.write("driver", "prompt", {"text": text})
-        try:
-            await session.prompt(text)
-        except Exception as exc:
-            writer.write("driver", "prompt_rejected", {"error": error_text(exc)})
-        else:
-            writer.write("driver", "prompt_resolved")
+    await drive_prompts(scenario.prompts, session.prompt, writer)
     await session.wait_for_idle()
     if pending:
         await asyncio.gather(*pending, return_exceptions=True)

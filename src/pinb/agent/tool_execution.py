@@ -314,19 +314,15 @@ async def _execute(
         if not isinstance(pending, asyncio.Future) or pending.done():
             await asyncio.sleep(0)
         result = _as_tool_result(await resolve(pending))
-        duration = round((time.perf_counter() - started) * 1000)
-        accepting = False
-        if updates:
-            await asyncio.gather(*updates)
-        return Finalized(prepared.tool_call, result, result.is_error is True, duration)
+        is_error = result.is_error is True
     except Exception as error:
-        duration = round((time.perf_counter() - started) * 1000)
-        accepting = False
-        if updates:
-            await asyncio.gather(*updates)
-        return Finalized(prepared.tool_call, error_result(error_text(error)), True, duration)
+        result, is_error = error_result(error_text(error)), True
     finally:
         accepting = False
+    duration = round((time.perf_counter() - started) * 1000)
+    if updates:
+        await asyncio.gather(*updates)
+    return Finalized(prepared.tool_call, result, is_error, duration)
 
 
 async def _finalize(

@@ -241,30 +241,30 @@ class MutateInputAction(_Model):
     set: JsonObject
 
 
-class ReplaceResultAction(_Model):
-    """Returns a patch of the given fields (``tool_result`` only); ``{text}`` is the current result text."""
+class _ResultPatch(_Model):
+    """The fields a result patch may give (``text``, ``isError``, ``details``); at least one must be given."""
 
-    kind: Literal["replace_result"]
+    kind: str
     text: str | None = None
     is_error: bool | None = Field(default=None, alias="isError")
     details: Any = None
 
     @model_validator(mode="after")
-    def _something_to_replace(self) -> ReplaceResultAction:
+    def _something_to_patch(self) -> _ResultPatch:
         if not self.model_fields_set & {"text", "is_error", "details"}:
-            raise ValueError("replace_result needs at least one of text, isError, details")
+            raise ValueError(f"{self.kind} needs at least one of text, isError, details")
         return self
 
     def patch_fields(self) -> dict[str, Any]:
         """The fields given on disk (``details`` may be given as null), keyed by their JSON names."""
-        fields: dict[str, Any] = {}
-        if "text" in self.model_fields_set:
-            fields["text"] = self.text
-        if "is_error" in self.model_fields_set:
-            fields["isError"] = self.is_error
-        if "details" in self.model_fields_set:
-            fields["details"] = self.details
-        return fields
+        names = {"text": "text", "is_error": "isError", "details": "details"}
+        return {names[key]: getattr(self, key) for key in names if key in self.model_fields_set}
+
+
+class ReplaceResultAction(_ResultPatch):
+    """Returns a patch of the given fields (``tool_result`` only); ``{text}`` is the current result text."""
+
+    kind: Literal["replace_result"]
 
 
 class TransformInputAction(_Model):
@@ -429,25 +429,11 @@ class BlockCall(_Model):
     reason: str | None = None
 
 
-class PatchResult(_Model):
+class PatchResult(_ResultPatch):
     """Returns the fields given: ``content: [{type: text, text}]`` (``{text}`` = the executed result's text),
     ``isError``, ``details``."""
 
     kind: Literal["patch"]
-    text: str | None = None
-    is_error: bool | None = Field(default=None, alias="isError")
-    details: Any = None
-
-    @model_validator(mode="after")
-    def _something_to_patch(self) -> PatchResult:
-        if not self.model_fields_set & {"text", "is_error", "details"}:
-            raise ValueError("patch needs at least one of text, isError, details")
-        return self
-
-    def patch_fields(self) -> dict[str, Any]:
-        """The fields given on disk, keyed by their JSON names."""
-        names = {"text": "text", "is_error": "isError", "details": "details"}
-        return {names[key]: getattr(self, key) for key in names if key in self.model_fields_set}
 
 
 PrepareRequestHook = Annotated[HookRecord | HookThrow, Field(discriminator="kind")]

@@ -138,9 +138,8 @@ async def tree_branches_survive(params: Params) -> tuple[Finding, Shown]:
     from pinb.app.session_tree import SessionManager
 
     manager, ids = _edited_session()
-    text = manager.to_jsonl() if hasattr(manager, "to_jsonl") else None
-    reloaded = SessionManager.from_jsonl(text) if text is not None else None
-    kept = reloaded is not None and all(reloaded.get_entry(ids[k]) is not None for k in ("q2", "a2"))
+    reloaded = SessionManager.from_jsonl(manager.to_jsonl())
+    kept = all(reloaded.get_entry(ids[k]) is not None for k in ("q2", "a2"))
     leaves = [e.id for e in manager.get_entries() if not manager.get_children(e.id)]
     holds = kept and len(leaves) == 2
     return Finding(

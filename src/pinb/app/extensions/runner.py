@@ -15,7 +15,7 @@ import copy
 import inspect
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -146,12 +146,6 @@ class ResourcePaths:
     theme_paths: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass
-class _Snapshot:
-    ext: Extension
-    handlers: list[Callable[..., Any]] = field(default_factory=list)
-
-
 class ExtensionRunner:
     """Runs loaded extensions' handlers for one session."""
 
@@ -257,8 +251,9 @@ class ExtensionRunner:
     def has_handlers(self, event_type: str) -> bool:
         return any(ext.handlers.get(event_type) for ext in self.extensions)
 
-    def _snapshot(self, event_type: str) -> list[_Snapshot]:
-        return [_Snapshot(ext, list(ext.handlers.get(event_type, ()))) for ext in self.extensions]
+    def _snapshot(self, event_type: str) -> list[tuple[Extension, Callable[..., Any]]]:
+        """Every handler of ``event_type`` with its extension, in dispatch order, as registered right now."""
+        return [(ext, handler) for ext in self.extensions for handler in ext.handlers.get(event_type, ())]
 
     # --- generic notification (and session_before_* cancel) ---
 
@@ -268,16 +263,15 @@ class ExtensionRunner:
         ctx = self.create_context()
         result = None
         event_type = event.type
-        for snap in self._snapshot(event_type):
-            for handler in snap.handlers:
-                try:
-                    value = await call_handler(handler, event, ctx)
-                    if event_type in SESSION_BEFORE_EVENTS and value:
-                        result = coerce_result(value, _SESSION_BEFORE_RESULTS[event_type], event_type)
-                        if result.cancel:
-                            return result
-                except Exception as error:
-                    self._report(snap.ext, event_type, error)
+        for ext, handler in self._snapshot(event_type):
+            try:
+                value = await call_handler(handler, event, ctx)
+                if event_type in SESSION_BEFORE_EVENTS and value:
+                    result = coerce_result(value, _SESSION_BEFORE_RESULTS[event_type], event_type)
+                    if result.cancel:
+                        return result
+            except Exception as error:
+                self._report(ext, event_type, error)
         return result
 
     async def drain_prompt_events(self) -> None:
@@ -293,20 +287,19 @@ class ExtensionRunner:
     async def emit_project_trust(self, event: ev.ProjectTrustEvent, ctx: Any = None) -> ProjectTrustOutcome:
         ctx = ctx if ctx is not None else self.create_context()
         errors: list[ExtensionErrorRecord] = []
-        for snap in self._snapshot("project_trust"):
-            for handler in snap.handlers:
-                try:
-                    value = await call_handler(handler, event, ctx)
-                    if value is None:
-                        raise InvalidHandlerResult(
-                            'Invalid project_trust handler result: return { trusted: "yes" | "no" | "undecided" }'
-                        )
-                    result = coerce_result(value, rs.ProjectTrustEventResult, "project_trust")
-                    if result.trusted == "undecided":
-                        continue
-                    return ProjectTrustOutcome(result, tuple(errors))
-                except Exception as error:
-                    errors.append(ExtensionErrorRecord(snap.ext.path, "project_trust", str(error), _stack(error)))
+        for ext, handler in self._snapshot("project_trust"):
+            try:
+                value = await call_handler(handler, event, ctx)
+                if value is None:
+                    raise InvalidHandlerResult(
+                        'Invalid project_trust handler result: return { trusted: "yes" | "no" | "undecided" }'
+                    )
+                result = coerce_result(value, rs.ProjectTrustEventResult, "project_trust")
+                if result.trusted == "undecided":
+                    continue
+                return ProjectTrustOutcome(result, tuple(errors))
+            except Exception as error:
+                errors.append(ExtensionErrorRecord(ext.path, "project_trust", str(error), _stack(error)))
         return ProjectTrustOutcome(None, tuple(errors))
 
     # --- input: transforms chain, "handled" short-circuits ---
@@ -316,23 +309,22 @@ class ExtensionRunner:
     ) -> rs.InputContinue | rs.InputTransform | rs.InputHandled:
         ctx = self.create_context()
         current_text, current_images = text, images
-        for snap in self._snapshot("input"):
-            for handler in snap.handlers:
-                try:
-                    event = ev.InputEvent(
-                        text=current_text,
-                        images=current_images,
-                        source=source,  # type: ignore[arg-type]
-                        streaming_behavior=streaming_behavior,  # type: ignore[arg-type]
-                    )
-                    result = coerce_result(await call_handler(handler, event, ctx), _INPUT_RESULT, "input")
-                    if isinstance(result, rs.InputHandled):
-                        return result
-                    if isinstance(result, rs.InputTransform):
-                        current_text = result.text
-                        current_images = result.images if result.images is not None else current_images
-                except Exception as error:
-                    self._report(snap.ext, "input", error)
+        for ext, handler in self._snapshot("input"):
+            try:
+                event = ev.InputEvent(
+                    text=current_text,
+                    images=current_images,
+                    source=source,  # type: ignore[arg-type]
+                    streaming_behavior=streaming_behavior,  # type: ignore[arg-type]
+                )
+                result = coerce_result(await call_handler(handler, event, ctx), _INPUT_RESULT, "input")
+                if isinstance(result, rs.InputHandled):
+                    return result
+                if isinstance(result, rs.InputTransform):
+                    current_text = result.text
+                    current_images = result.images if result.images is not None else current_images
+            except Exception as error:
+                self._report(ext, "input", error)
         if current_text != text or current_images is not images:
             return rs.InputTransform(text=current_text, images=current_images)
         return rs.InputContinue()
@@ -349,22 +341,21 @@ class ExtensionRunner:
         options = copy.deepcopy(system_prompt_options)
         ctx = self.create_context(get_system_prompt=lambda: render_system_prompt(options))
         messages: list[rs.CustomMessageInput] = []
-        for snap in self._snapshot("before_agent_start"):
-            for handler in snap.handlers:
-                try:
-                    event = ev.BeforeAgentStartEvent(
-                        **trigger, system_prompt=render_system_prompt(options), system_prompt_options=options
-                    )
-                    value = await call_handler(handler, event, ctx)
-                    result = coerce_result(value, rs.BeforeAgentStartEventResult, "before_agent_start")
-                    if result is None:
-                        continue
-                    if result.message is not None:
-                        messages.append(result.message)
-                    if result.system_prompt is not None:
-                        _set_option(options, "force_system_prompt", result.system_prompt)
-                except Exception as error:
-                    self._report(snap.ext, "before_agent_start", error)
+        for ext, handler in self._snapshot("before_agent_start"):
+            try:
+                event = ev.BeforeAgentStartEvent(
+                    **trigger, system_prompt=render_system_prompt(options), system_prompt_options=options
+                )
+                value = await call_handler(handler, event, ctx)
+                result = coerce_result(value, rs.BeforeAgentStartEventResult, "before_agent_start")
+                if result is None:
+                    continue
+                if result.message is not None:
+                    messages.append(result.message)
+                if result.system_prompt is not None:
+                    _set_option(options, "force_system_prompt", result.system_prompt)
+            except Exception as error:
+                self._report(ext, "before_agent_start", error)
         return BeforeAgentStartOutcome(tuple(messages), options)
 
     # --- context, then context_with_system ---
@@ -372,35 +363,31 @@ class ExtensionRunner:
     async def emit_context(self, messages: Sequence[Any]) -> list[Any]:
         ctx = self.create_context()
         current = list(messages)
-        for snap in self._snapshot("context"):
-            for handler in snap.handlers:
-                try:
-                    visible = [m for m in current if role_of(m) != "system"]
-                    snapshot = list(visible)
-                    value = await call_handler(handler, ev.ContextEvent(messages=visible), ctx)
-                    result = coerce_result(value, rs.ContextEventResult, "context")
-                    returned = result.messages if result is not None and result.messages is not None else None
-                    if returned is None and not _same_messages(visible, snapshot):
-                        returned = visible  # edited in place
-                    if returned is None:
-                        continue
-                    current = self._restore_system_messages(current, snapshot, list(returned))
-                except Exception as error:
-                    self._report(snap.ext, "context", error)
-        for snap in self._snapshot("context_with_system"):
-            for handler in snap.handlers:
-                try:
-                    had_leading_system = bool(current) and role_of(current[0]) == "system"
-                    value = await call_handler(handler, ev.ContextWithSystemEvent(messages=current), ctx)
-                    result = coerce_result(value, rs.ContextEventResult, "context_with_system")
-                    if result is not None and result.messages is not None:
-                        current = list(result.messages)
-                    if had_leading_system and (not current or role_of(current[0]) != "system"):
-                        self.emit_error(
-                            ExtensionErrorRecord(snap.ext.path, "context_with_system", CONTEXT_WITH_SYSTEM_DROPPED)
-                        )
-                except Exception as error:
-                    self._report(snap.ext, "context_with_system", error)
+        for ext, handler in self._snapshot("context"):
+            try:
+                visible = [m for m in current if role_of(m) != "system"]
+                snapshot = list(visible)
+                value = await call_handler(handler, ev.ContextEvent(messages=visible), ctx)
+                result = coerce_result(value, rs.ContextEventResult, "context")
+                returned = result.messages if result is not None and result.messages is not None else None
+                if returned is None and not _same_messages(visible, snapshot):
+                    returned = visible  # edited in place
+                if returned is None:
+                    continue
+                current = self._restore_system_messages(current, snapshot, list(returned))
+            except Exception as error:
+                self._report(ext, "context", error)
+        for ext, handler in self._snapshot("context_with_system"):
+            try:
+                had_leading_system = bool(current) and role_of(current[0]) == "system"
+                value = await call_handler(handler, ev.ContextWithSystemEvent(messages=current), ctx)
+                result = coerce_result(value, rs.ContextEventResult, "context_with_system")
+                if result is not None and result.messages is not None:
+                    current = list(result.messages)
+                if had_leading_system and (not current or role_of(current[0]) != "system"):
+                    self.emit_error(ExtensionErrorRecord(ext.path, "context_with_system", CONTEXT_WITH_SYSTEM_DROPPED))
+            except Exception as error:
+                self._report(ext, "context_with_system", error)
         return current
 
     def _restore_system_messages(self, current: list[Any], visible: list[Any], returned: list[Any]) -> list[Any]:
@@ -415,14 +402,13 @@ class ExtensionRunner:
     async def emit_tool_call(self, event: ev.ToolCallEvent) -> rs.ToolCallEventResult | None:
         ctx = self.create_context()
         result: rs.ToolCallEventResult | None = None
-        for snap in self._snapshot("tool_call"):
-            for handler in snap.handlers:
-                value = await call_handler(handler, event, ctx)
-                coerced = coerce_result(value, rs.ToolCallEventResult, "tool_call")
-                if coerced is not None:
-                    result = coerced
-                    if result.block:
-                        return result
+        for _ext, handler in self._snapshot("tool_call"):
+            value = await call_handler(handler, event, ctx)
+            coerced = coerce_result(value, rs.ToolCallEventResult, "tool_call")
+            if coerced is not None:
+                result = coerced
+                if result.block:
+                    return result
         return result
 
     # --- tool_result: field patches compose; a raise is reported and skipped ---
@@ -431,26 +417,25 @@ class ExtensionRunner:
         ctx = self.create_context()
         current = event
         modified = False
-        for snap in self._snapshot("tool_result"):
-            for handler in snap.handlers:
-                try:
-                    value = await call_handler(handler, current, ctx)
-                    patch = coerce_result(value, rs.ToolResultEventResult, "tool_result")
-                    if patch is None:
-                        continue
-                    update: dict[str, Any] = {}
-                    if patch.content is not None:
-                        update["content"] = patch.content
-                        if patch.structured_content is None:
-                            update["structured_content"] = None
-                    for name in ("details", "structured_content", "is_error", "usage"):
-                        if getattr(patch, name) is not None:
-                            update[name] = getattr(patch, name)
-                    if update:
-                        current = current.model_copy(update=update)
-                        modified = True
-                except Exception as error:
-                    self._report(snap.ext, "tool_result", error)
+        for ext, handler in self._snapshot("tool_result"):
+            try:
+                value = await call_handler(handler, current, ctx)
+                patch = coerce_result(value, rs.ToolResultEventResult, "tool_result")
+                if patch is None:
+                    continue
+                update: dict[str, Any] = {}
+                if patch.content is not None:
+                    update["content"] = patch.content
+                    if patch.structured_content is None:
+                        update["structured_content"] = None
+                for name in ("details", "structured_content", "is_error", "usage"):
+                    if getattr(patch, name) is not None:
+                        update[name] = getattr(patch, name)
+                if update:
+                    current = current.model_copy(update=update)
+                    modified = True
+            except Exception as error:
+                self._report(ext, "tool_result", error)
         if not modified:
             return None
         return rs.ToolResultEventResult(
@@ -469,20 +454,19 @@ class ExtensionRunner:
         ctx = self.create_context()
         current = event.message
         modified = False
-        for snap in self._snapshot("message_end"):
-            for handler in snap.handlers:
-                try:
-                    value = await call_handler(handler, event.model_copy(update={"message": current}), ctx)
-                    result = coerce_result(value, rs.MessageEndEventResult, "message_end")
-                    if result is None or not result.message:
-                        continue
-                    if role_of(result.message) != role_of(current):
-                        self.emit_error(ExtensionErrorRecord(snap.ext.path, "message_end", MESSAGE_END_ROLE_ERROR))
-                        continue
-                    current = validate_message(result.message) if validate_message else result.message
-                    modified = True
-                except Exception as error:
-                    self._report(snap.ext, "message_end", error)
+        for ext, handler in self._snapshot("message_end"):
+            try:
+                value = await call_handler(handler, event.model_copy(update={"message": current}), ctx)
+                result = coerce_result(value, rs.MessageEndEventResult, "message_end")
+                if result is None or not result.message:
+                    continue
+                if role_of(result.message) != role_of(current):
+                    self.emit_error(ExtensionErrorRecord(ext.path, "message_end", MESSAGE_END_ROLE_ERROR))
+                    continue
+                current = validate_message(result.message) if validate_message else result.message
+                modified = True
+            except Exception as error:
+                self._report(ext, "message_end", error)
         return current if modified else None
 
     # --- turn_end / agent_before_settle boundaries ---
@@ -501,24 +485,23 @@ class ExtensionRunner:
         should_continue = False
         context = await _maybe_await(build_context(entries))
         valid = True
-        for snap in self._snapshot(event_type):
-            for handler in snap.handlers:
-                event = event_model(**base, entries=entries, continue_=should_continue, context=context)
-                try:
-                    value = await call_handler(handler, event, ctx)
-                    result = coerce_result(value, rs.BoundaryResult, event_type)
-                    if result is not None and result.entries is not None:
-                        entries = tuple(result.entries)
-                    if result is not None and result.continue_ is not None:
-                        should_continue = result.continue_
-                except Exception as error:
-                    self._report(snap.ext, event_type, error)
-                try:
-                    context = await _maybe_await(build_context(entries))
-                    valid = True
-                except Exception as error:
-                    valid = False
-                    self._report(snap.ext, event_type, error, prefix="Invalid boundary entries: ")
+        for ext, handler in self._snapshot(event_type):
+            event = event_model(**base, entries=entries, continue_=should_continue, context=context)
+            try:
+                value = await call_handler(handler, event, ctx)
+                result = coerce_result(value, rs.BoundaryResult, event_type)
+                if result is not None and result.entries is not None:
+                    entries = tuple(result.entries)
+                if result is not None and result.continue_ is not None:
+                    should_continue = result.continue_
+            except Exception as error:
+                self._report(ext, event_type, error)
+            try:
+                context = await _maybe_await(build_context(entries))
+                valid = True
+            except Exception as error:
+                valid = False
+                self._report(ext, event_type, error, prefix="Invalid boundary entries: ")
         if valid:
             return BoundaryOutcome(entries, should_continue, context, True)
         return BoundaryOutcome((), False, context, False)
@@ -527,16 +510,15 @@ class ExtensionRunner:
 
     async def emit_user_bash(self, event: ev.UserBashEvent) -> rs.UserBashEventResult | None:
         ctx = self.create_context()
-        for snap in self._snapshot("user_bash"):
-            for handler in snap.handlers:
-                try:
-                    value = await call_handler(handler, event, ctx)
-                    if value is None:
-                        continue
-                    return _user_bash_result(value)
-                except Exception as error:
-                    self._report(snap.ext, "user_bash", error)
-                    raise
+        for ext, handler in self._snapshot("user_bash"):
+            try:
+                value = await call_handler(handler, event, ctx)
+                if value is None:
+                    continue
+                return _user_bash_result(value)
+            except Exception as error:
+                self._report(ext, "user_bash", error)
+                raise
         return None
 
     # --- smaller combiners ---
@@ -546,46 +528,43 @@ class ExtensionRunner:
         skills: list[tuple[str, str]] = []
         prompts: list[tuple[str, str]] = []
         themes: list[tuple[str, str]] = []
-        for snap in self._snapshot("resources_discover"):
-            for handler in snap.handlers:
-                try:
-                    event = ev.ResourcesDiscoverEvent(cwd=cwd, reason=reason)  # type: ignore[arg-type]
-                    value = await call_handler(handler, event, ctx)
-                    result = coerce_result(value, rs.ResourcesDiscoverResult, "resources_discover")
-                    if result is None:
-                        continue
-                    skills += [(path, snap.ext.path) for path in result.skill_paths or ()]
-                    prompts += [(path, snap.ext.path) for path in result.prompt_paths or ()]
-                    themes += [(path, snap.ext.path) for path in result.theme_paths or ()]
-                except Exception as error:
-                    self._report(snap.ext, "resources_discover", error)
+        for ext, handler in self._snapshot("resources_discover"):
+            try:
+                event = ev.ResourcesDiscoverEvent(cwd=cwd, reason=reason)  # type: ignore[arg-type]
+                value = await call_handler(handler, event, ctx)
+                result = coerce_result(value, rs.ResourcesDiscoverResult, "resources_discover")
+                if result is None:
+                    continue
+                skills += [(path, ext.path) for path in result.skill_paths or ()]
+                prompts += [(path, ext.path) for path in result.prompt_paths or ()]
+                themes += [(path, ext.path) for path in result.theme_paths or ()]
+            except Exception as error:
+                self._report(ext, "resources_discover", error)
         return ResourcePaths(tuple(skills), tuple(prompts), tuple(themes))
 
     async def emit_before_provider_request(self, payload: Any) -> Any:
         ctx = self.create_context()
         current = payload
-        for snap in self._snapshot("before_provider_request"):
-            for handler in snap.handlers:
-                try:
-                    value = await call_handler(handler, ev.BeforeProviderRequestEvent(payload=current), ctx)
-                    if value is not None:
-                        current = value
-                except Exception as error:
-                    self._report(snap.ext, "before_provider_request", error)
+        for ext, handler in self._snapshot("before_provider_request"):
+            try:
+                value = await call_handler(handler, ev.BeforeProviderRequestEvent(payload=current), ctx)
+                if value is not None:
+                    current = value
+            except Exception as error:
+                self._report(ext, "before_provider_request", error)
         return current
 
     async def emit_cache_warming_decision(self, event: ev.CacheWarmingDecisionEvent) -> Any:
         ctx = self.create_context()
         action = event.action
-        for snap in self._snapshot("cache_warming_decision"):
-            for handler in snap.handlers:
-                try:
-                    value = await call_handler(handler, event, ctx)
-                    result = coerce_result(value, rs.CacheWarmingDecisionEventResult, "cache_warming_decision")
-                    if result is not None and result.action is not None:
-                        action = result.action
-                except Exception as error:
-                    self._report(snap.ext, "cache_warming_decision", error)
+        for ext, handler in self._snapshot("cache_warming_decision"):
+            try:
+                value = await call_handler(handler, event, ctx)
+                result = coerce_result(value, rs.CacheWarmingDecisionEventResult, "cache_warming_decision")
+                if result is not None and result.action is not None:
+                    action = result.action
+            except Exception as error:
+                self._report(ext, "cache_warming_decision", error)
         return action
 
 

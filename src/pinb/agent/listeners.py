@@ -7,11 +7,11 @@ that is already present changes nothing.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
 from pinb.agent.types import resolve
+from pinb.ai.arity import positional_arity
 
 
 class _Entry:
@@ -21,17 +21,7 @@ class _Entry:
         self.listener = listener
         self.alive = True
         # JavaScript ignores extra arguments: a listener written as (event) gets just the event.
-        self.arity = _positional_arity(listener)
-
-
-def _positional_arity(fn: Callable[..., Any]) -> int | None:
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return None
-    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
-        return None
-    return sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+        self.arity = positional_arity(listener)
 
 
 class ListenerSet:

@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from pinb.ai.abort import AbortSignal
+from pinb.ai.arity import positional_arity
 from pinb.ai.event_stream import AssistantMessageEventStream
 from pinb.ai.jsjson import js_length, js_stringify
 from pinb.ai.transcript import MessageView, system_message_text
@@ -418,7 +419,7 @@ class FauxProvider:
             resolved: Any = step
         else:
             args = (context, options, self.state, model)
-            resolved = step(*args[: _arity(step)])
+            resolved = step(*args[: positional_arity(step)])
             if inspect.isawaitable(resolved):
                 resolved = await resolved
             if isinstance(resolved, str):
@@ -612,16 +613,6 @@ def _completions(text: str) -> list[str]:
     quoted = base + '"' if in_string else base
     trimmed = quoted.rstrip().rstrip(",:")
     return [text, quoted + closer, trimmed + closer, trimmed.rsplit(",", 1)[0] + closer]
-
-
-def _arity(fn: Callable[..., Any]) -> int:
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return 4
-    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
-        return 4
-    return min(4, sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)))
 
 
 def _error_text(error: BaseException) -> str:

@@ -1,0 +1,23 @@
+"""How many positional arguments a callback takes, so it can be called the way JavaScript calls it.
+
+JavaScript ignores extra arguments: Pi calls a listener written as ``(event)`` with ``(event, signal)`` and a faux
+response factory written as ``(context)`` with ``(context, options, state, model)``. Python callbacks get only as
+many positional arguments as they declare.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+
+def positional_arity(fn: Callable[..., Any]) -> int | None:
+    """The number of positional parameters of ``fn``; ``None`` when it takes ``*args`` or has no signature."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+        return None
+    return sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))

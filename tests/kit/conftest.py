@@ -59,6 +59,7 @@ def record_run(project: Project) -> RecordRun:
         backend: str = "standin",
         inputs_update: dict[str, Any] | None = None,
         notebook_bytes: bytes = b"{}",
+        warnings: tuple[str, ...] = (),
     ) -> StoredRun:
         n = next(counter)
         chapter = project.chapter(chapter_id)
@@ -89,6 +90,7 @@ def record_run(project: Project) -> RecordRun:
                 Artifact(path=EXECUTED_NOTEBOOK, sha256=hashlib.sha256(notebook_bytes).hexdigest(), kind="notebook"),
             ),
             inputs=inputs,
+            warnings=warnings,
         )
         return pending.commit(record)
 

@@ -212,3 +212,16 @@ def test_resolve_backend(project: Project) -> None:
     assert resolve_backend(project, "pi@1.0.3") == "pi@1.0.3"
     with pytest.raises(KitError, match="invalid backend 'node'"):
         resolve_backend(project, "node")
+
+
+def test_a_claim_whose_output_could_not_be_read_is_an_error_not_unrun(project: Project, record_run: RecordRun) -> None:
+    warning = "cell 3: malformed claim output ignored: 1 validation error for ClaimOutcome"
+    run = record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")], warnings=(warning,))
+    statuses = _statuses(project, "kt-01-chapter")
+    assert _brief(statuses["kt-01.math.adds"]) == ("OBSERVED", run.record.run_id, "standin")
+    lost = statuses["kt-01.math.multiplies"]
+    assert _brief(lost) == ("ERROR", run.record.run_id, "standin")
+    assert lost.reason == (f"run {run.record.run_id} completed but not all its claim outputs could be read: {warning}")
+    unrelated = record_run("kt-01-chapter", warnings=("cell 2: claim kt-09.x is not registered for this chapter",))
+    reason = _statuses(project, "kt-01-chapter")["kt-01.math.multiplies"].reason
+    assert reason == f"run {unrelated.record.run_id} completed without checking this claim"

@@ -30,7 +30,18 @@ from pinb.kit.claims import CLAIM_MIME, ClaimOutcome
 from pinb.kit.environment import ipykernel_on_this_interpreter
 from pinb.kit.fingerprint import sha256_file
 from pinb.kit.notebook import check_parameters, inspect_notebook
-from pinb.kit.record import EXECUTED_NOTEBOOK, Artifact, Environment, Inputs, NotebookRef, RunRecord, RunStatus, utc_now
+from pinb.kit.record import (
+    EXECUTED_NOTEBOOK,
+    MALFORMED_OUTPUT,
+    UNREADABLE_NOTEBOOK,
+    Artifact,
+    Environment,
+    Inputs,
+    NotebookRef,
+    RunRecord,
+    RunStatus,
+    utc_now,
+)
 from pinb.kit.store import RunStore, StoredRun
 
 #: A notebook that declares this parameter gets a folder for its own artefacts (traces...), hashed into the record.
@@ -240,7 +251,7 @@ def collect_outcomes(
     try:
         nb = nbformat.read(str(executed), as_version=4)
     except Exception as exc:
-        return (), (f"cannot read the executed notebook: {_one_line(exc)}",)
+        return (), (f"{UNREADABLE_NOTEBOOK}: {_one_line(exc)}",)
     outcomes: list[ClaimOutcome] = []
     for index, cell in enumerate(nb.cells):
         for output in cell.get("outputs", []):
@@ -251,7 +262,7 @@ def collect_outcomes(
             try:
                 outcome = ClaimOutcome.model_validate(json.loads(raw) if isinstance(raw, str) else raw)
             except (ValidationError, ValueError) as exc:
-                warnings.append(f"cell {index}: malformed claim output ignored: {_one_line(exc)}")
+                warnings.append(f"cell {index}: {MALFORMED_OUTPUT}: {_one_line(exc)}")
                 continue
             outcomes.append(_bind_backend(outcome, backend))
             if known_claims and outcome.claim_id not in known_claims:

@@ -97,6 +97,11 @@ class Inputs(BaseModel):
         return changes
 
 
+#: Warning prefixes that mean claim outputs were lost: the run may have checked claims its record does not show.
+UNREADABLE_NOTEBOOK = "cannot read the executed notebook"
+MALFORMED_OUTPUT = "malformed claim output ignored"
+
+
 class RunRecord(BaseModel):
     model_config = _FROZEN
 
@@ -143,6 +148,10 @@ class RunRecord(BaseModel):
     @property
     def backend_family(self) -> str:
         return backend_family(self.backend)
+
+    def lost_outcomes(self) -> tuple[str, ...]:
+        """The warnings saying some claim outputs could not be read (then a missing outcome is not a skip)."""
+        return tuple(w for w in self.warnings if w.startswith(UNREADABLE_NOTEBOOK) or MALFORMED_OUTPUT in w)
 
     def outcome(self, claim_id: str) -> ClaimOutcome | None:
         """The last outcome recorded for a claim in this run (a notebook checks a claim once; the last wins)."""

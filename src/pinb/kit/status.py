@@ -144,9 +144,13 @@ def claim_in_run(claim: Claim, run: StoredRun) -> ClaimStatus:
         return ClaimStatus(**base | {"backend": None}, status="UNRUN", run_id=None, reason=claim.reason)
     outcome = record.outcome(claim.id)
     if outcome is None:
-        if record.status == "completed":
+        lost = record.lost_outcomes()
+        if record.status == "completed" and not lost:
             reason = f"run {record.run_id} completed without checking this claim"
             return ClaimStatus(**base, status="UNRUN", run_id=None, reason=reason)
+        if record.status == "completed":  # it may have checked the claim: its outcome could not be read
+            reason = f"run {record.run_id} completed but not all its claim outputs could be read: {'; '.join(lost)}"
+            return ClaimStatus(**base, status="ERROR", run_id=record.run_id, reason=reason)
         reason = f"run {record.run_id} {record.status} before checking this claim: {record.failure or 'no detail'}"
         return ClaimStatus(**base, status="ERROR", run_id=record.run_id, reason=reason)
     fields = {"evidence": outcome.evidence, "outcome": outcome}

@@ -410,10 +410,18 @@ async def declared_result_type(params: Params) -> tuple[Finding, Shown]:
     from pinb.ai.faux import faux_assistant_message, faux_text
 
     errors: list[Any] = []
+    returned: list[str] = []
 
     def extension(pi: Any) -> None:
-        pi.on("turn_start", lambda event, ctx: {"block": True, "reason": "turn_start has no result"})
-        pi.on("agent_start", lambda event, ctx: {"continue": True})
+        def returning(value: dict[str, Any]) -> Any:
+            def handler(event: Any, ctx: Any) -> Any:
+                returned.append(event.type)
+                return value
+
+            return handler
+
+        pi.on("turn_start", returning({"block": True, "reason": "turn_start has no result"}))
+        pi.on("agent_start", returning({"continue": True}))
 
     provider = _faux(faux_assistant_message([faux_text("done")]), faux_assistant_message([faux_text("again?")]))
     from pinb.app.session import create_agent_session
@@ -423,10 +431,11 @@ async def declared_result_type(params: Params) -> tuple[Finding, Shown]:
     )
     await session.prompt("go")
     session.dispose()
-    holds = len(provider.requests) == 1
+    # Only an observation if both handlers did return their values: a handler that never ran proves nothing.
+    holds = sorted(returned) == ["agent_start", "turn_start"] and len(provider.requests) == 1
     return Finding(
         holds,
-        f"handlers returned values on notify-only events (turn_start, agent_start); requests made: "
+        f"handlers returned values on notify-only events {sorted(returned)}; requests made: "
         f"{len(provider.requests)}; errors reported: {len(errors)}",
     ), {}
 

@@ -141,3 +141,10 @@ def test_follow_up_must_reach_the_model_before_settling() -> None:
     unasked = [ln for ln in traces["follow-up-app"] if not (ln["source"] == "model" and ln["type"] == "request")]
     finding = exp01.judge_follow_up({"follow-up-app": unasked})
     assert not finding.holds and "the request carrying it at -1" in finding.evidence
+
+
+def test_core_runs_alone_needs_the_trace_to_say_its_layer() -> None:
+    trace = word_count_trace()
+    assert exp01.judge_core_runs_alone({"word-count": trace}).holds
+    unlabelled = [line for line in trace if line["source"] != "meta"]
+    assert not exp01.judge_core_runs_alone({"word-count": unlabelled}).holds

@@ -600,8 +600,8 @@ def judge_core_runs_alone(traces: dict[str, Trace]) -> Finding:
     meta = next((ln for ln in trace if ln.get("source") == "meta"), {})
     sources = sorted({str(ln.get("source")) for ln in tq.core(trace)})
     ended = bool(tq.events(trace, "agent_end"))
-    holds = meta.get("layer", "agent") == "agent" and set(sources) <= {"agent", "model"} and ended
-    return Finding(holds, f"layer {meta.get('layer', 'agent')!r}, sources {sources}, run completed: {ended}")
+    holds = meta.get("layer") == "agent" and set(sources) <= {"agent", "model"} and ended
+    return Finding(holds, f"layer {meta.get('layer')!r}, sources {sources}, run completed: {ended}")
 
 
 def judge_tool_shape(traces: dict[str, Trace]) -> Finding:

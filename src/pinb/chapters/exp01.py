@@ -393,7 +393,8 @@ def _follow_up(params: Params) -> dict[str, dict[str, Any]]:
 
 def judge_follow_up(traces: dict[str, Trace]) -> Finding:
     trace = traces["follow-up-app"]
-    source = tq.listener(trace)[0].get("source") if tq.listener(trace) else "session"
+    listener = tq.listener(trace)
+    source = listener[0].get("source") if listener else "session"
     lines = [ln for ln in tq.core(trace) if ln.get("source") in (source, "model")]
     text = "And one more thing."
     follow_at = tq.index(lines, lambda ln: ln.get("type") == "message_start" and ln.get("text") == text)

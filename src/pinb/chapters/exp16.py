@@ -562,7 +562,8 @@ def judge_input(traces: dict[str, Trace]) -> Finding:
 
 
 def _inject(params: Params) -> dict[str, dict[str, Any]]:
-    return {"sentence": exp01._inputs(params)["sentence"], "base": exp01._inputs(params)["base"]}
+    inputs = exp01._inputs(params)
+    return {"sentence": inputs["sentence"], "base": inputs["base"]}
 
 
 def judge_before_agent_start(traces: dict[str, Trace], params: Params) -> Finding:

@@ -148,3 +148,14 @@ def test_core_runs_alone_needs_the_trace_to_say_its_layer() -> None:
     assert exp01.judge_core_runs_alone({"word-count": trace}).holds
     unlabelled = [line for line in trace if line["source"] != "meta"]
     assert not exp01.judge_core_runs_alone({"word-count": unlabelled}).holds
+
+
+def test_turn_end_actionable_is_about_agent_before_settle_too() -> None:
+    traces = _standin_traces(exp16.EXPERIMENTS["pi-16.settle.turn-end-actionable"])
+    assert set(traces) == {"turn-end", "settle-continue"}
+    assert exp16.judge_both_boundaries_actionable(traces, {}).holds
+    ignored = copy.deepcopy(traces)
+    second = [ln for ln in ignored["settle-continue"] if ln["source"] == "model" and ln["type"] == "request"][1]
+    ignored["settle-continue"].remove(second)
+    finding = exp16.judge_both_boundaries_actionable(ignored, {})
+    assert not finding.holds and "agent_before_settle: 1 requests" in finding.evidence

@@ -517,6 +517,19 @@ def judge_turn_end_actionable(traces: dict[str, Trace]) -> Finding:
     )
 
 
+def _both_boundaries(params: Params) -> dict[str, dict[str, Any]]:
+    return {**_turn_end(params), **exp01._settle(params)}
+
+
+def judge_both_boundaries_actionable(traces: dict[str, Trace], params: Params) -> Finding:
+    """The sentence is about agent_before_settle's handler, 'alongside turn_end': both must add work."""
+    turn_end = judge_turn_end_actionable(traces)
+    settle = exp01.judge_before_settle_actionable(traces, params)
+    return Finding(
+        turn_end.holds and settle.holds, f"turn_end: {turn_end.evidence}; agent_before_settle: {settle.evidence}"
+    )
+
+
 def judge_wrong_correct(traces: dict[str, Trace]) -> Finding:
     first = exp01.judge_agent_end_not_the_end(traces)
     last = exp01.judge_settled_final(traces)
@@ -678,7 +691,7 @@ EXPERIMENTS: dict[str, Any] = {
     "pi-16.run.tool-calls-concurrent": ScenarioExperiment(_concurrent, judge_concurrent, "parallel"),
     "pi-16.settle.before-settle-actionable": ScenarioExperiment(_settle, exp01.judge_before_settle_actionable),
     "pi-16.settle.settled-notification-only": ScenarioExperiment(_settle, exp01.judge_settled_final),
-    "pi-16.settle.turn-end-actionable": ScenarioExperiment(_turn_end, judge_turn_end_actionable),
+    "pi-16.settle.turn-end-actionable": ScenarioExperiment(_both_boundaries, judge_both_boundaries_actionable),
     "pi-16.settle.wrong-correct": ScenarioExperiment(_settle, judge_wrong_correct),
     "pi-16.events.session-start": ScenarioExperiment(_lifecycle, judge_session_start),
     "pi-16.events.input": ScenarioExperiment(_input, judge_input),

@@ -10,14 +10,13 @@ Both are ``pinb.agent.AgentTool`` objects, usable by the agent loop as they are.
 
 from __future__ import annotations
 
-import inspect
 import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from pinb.agent.types import AgentTool, AgentToolResult
+from pinb.agent.types import AgentTool, AgentToolResult, resolve
 from pinb.ai.abort import AbortSignal
 from pinb.ai.types import TextContent
 from pinb.app.js_compat import js_number_to_string
@@ -181,11 +180,11 @@ def create_bash_tool(script: BashScript | None = None, calls: list[BashCall] | N
             raise RuntimeError(_append_status(outcome.output, "Command aborted"))
         # Pi's updates: an empty one at start, the first chunk at once, then (throttled) the rest when output ends.
         if on_update is not None:
-            await _maybe_await(on_update(AgentToolResult(content=())))
+            await resolve(on_update(AgentToolResult(content=())))
             chunks = [c for c in (outcome.chunks or (outcome.output,)) if c]
             snapshots = [chunks[0], "".join(chunks)] if len(chunks) > 1 else chunks
             for text in snapshots:
-                await _maybe_await(on_update(AgentToolResult(content=(TextContent(text=text),), details={})))
+                await resolve(on_update(AgentToolResult(content=(TextContent(text=text),), details={})))
         return format_bash_result(outcome)
 
     tool = AgentTool(
@@ -197,11 +196,6 @@ def create_bash_tool(script: BashScript | None = None, calls: list[BashCall] | N
     )
     object.__setattr__(tool, "calls", record)  # the recorded commands travel with the tool
     return tool
-
-
-async def _maybe_await(value: Any) -> None:
-    if inspect.isawaitable(value):
-        await value
 
 
 # --- read -------------------------------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import inspect
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from pinb.agent.types import resolve
 from pinb.app.extensions import events as ev
 from pinb.app.extensions import results as rs
 from pinb.app.extensions.api import Extension, ExtensionRuntime
@@ -87,10 +87,7 @@ def coerce_result(value: Any, model: Any, event_type: str) -> Any:
 
 async def call_handler(handler: Callable[..., Any], event: Any, ctx: Any) -> Any:
     """Call a sync or async handler and return its result."""
-    outcome = handler(event, ctx)
-    if inspect.isawaitable(outcome):
-        outcome = await outcome
-    return outcome
+    return await resolve(handler(event, ctx))
 
 
 def _stack(error: BaseException) -> str:
@@ -483,7 +480,7 @@ class ExtensionRunner:
         ctx = self.create_context()
         entries: tuple[Any, ...] = ()
         should_continue = False
-        context = await _maybe_await(build_context(entries))
+        context = await resolve(build_context(entries))
         valid = True
         for ext, handler in self._snapshot(event_type):
             event = event_model(**base, entries=entries, continue_=should_continue, context=context)
@@ -497,7 +494,7 @@ class ExtensionRunner:
             except Exception as error:
                 self._report(ext, event_type, error)
             try:
-                context = await _maybe_await(build_context(entries))
+                context = await resolve(build_context(entries))
                 valid = True
             except Exception as error:
                 valid = False
@@ -599,7 +596,3 @@ def _same_messages(left: Sequence[Any], right: Sequence[Any]) -> bool:
 def _first_system_message(messages: Sequence[Any]) -> Any:
     """Fallback when no folding function is given: the first system message."""
     return next((m for m in messages if role_of(m) == "system"), None)
-
-
-async def _maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value

@@ -571,7 +571,7 @@ def _common_prefix_length(previous: _Prompt, current: _Prompt) -> int:
 
 
 def _common_utf16_prefix(a: str, b: str) -> int:
-    left, right = a.encode("utf-16-le"), b.encode("utf-16-le")
+    left, right = a.encode("utf-16-le", "surrogatepass"), b.encode("utf-16-le", "surrogatepass")
     n = min(len(left), len(right))
     i = 0
     while i < n and left[i] == right[i]:

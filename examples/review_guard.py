@@ -11,6 +11,7 @@ Load it with ``create_agent_session(extensions=[("review-guard", review_guard)],
 
 from __future__ import annotations
 
+from pinb.ai.jsjson import js_slice
 from pinb.app.extensions import ExtensionAPI, ExtensionContext
 from pinb.app.extensions.events import ToolCallEvent
 from pinb.app.extensions.results import ToolCallEventResult
@@ -18,12 +19,6 @@ from pinb.app.guard import BOOK_PATTERNS, guard_verdict
 
 CONFIRM_TITLE = "This command rewrites history or destroys work. Allow?"
 DENIED_REASON = "Blocked by review-guard extension"
-
-
-def js_slice(text: str, start: int, end: int) -> str:
-    """JavaScript's ``String.prototype.slice``: it counts UTF-16 code units, so it can split a surrogate pair."""
-    units = text.encode("utf-16-le", "surrogatepass")
-    return units[2 * start : 2 * end].decode("utf-16-le", "surrogatepass")
 
 
 def review_guard(pi: ExtensionAPI) -> None:

@@ -180,3 +180,9 @@ def js_length(text: str) -> int:
     if text.isascii():
         return len(text)
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def js_slice(text: str, start: int, end: int) -> str:
+    """``text.slice(start, end)`` in JavaScript: counts UTF-16 code units, so it can cut a surrogate pair."""
+    units = text.encode("utf-16-le", "surrogatepass")
+    return units[2 * start : 2 * end].decode("utf-16-le", "surrogatepass")

@@ -27,6 +27,7 @@ RUN_ID = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{6}")
 def normalise(text: str) -> str:
     ids: dict[str, str] = {}
     text = RUN_ID.sub(lambda m: ids.setdefault(m.group(0), f"RUN-{len(ids) + 1}"), text)
+    text = re.sub(r'"pinb_code": "[0-9a-f]{64}"', '"pinb_code": "<pinb-code>"', text)
     return re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", "<generated-at>", text)
 
 

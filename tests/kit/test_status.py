@@ -225,3 +225,12 @@ def test_a_claim_whose_output_could_not_be_read_is_an_error_not_unrun(project: P
     unrelated = record_run("kt-01-chapter", warnings=("cell 2: claim kt-09.x is not registered for this chapter",))
     reason = _statuses(project, "kt-01-chapter")["kt-01.math.multiplies"].reason
     assert reason == f"run {unrelated.record.run_id} completed without checking this claim"
+
+
+def test_a_run_made_by_other_pinb_code_is_stale(project: Project, record_run: RecordRun) -> None:
+    """The judges and the stand-in live in pinb, not in the notebook: a run they did not judge is not current."""
+    for code in ("", "0" * 64):  # a record from before pinb kept its code fingerprint, and other code
+        run = record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")], inputs_update={"pinb_code": code})
+        status = _statuses(project, "kt-01-chapter")["kt-01.math.adds"]
+        assert _brief(status) == ("STALE", run.record.run_id, "standin")
+        assert status.reason == "latest run is on older inputs: pinb's code changed"

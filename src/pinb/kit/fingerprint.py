@@ -18,6 +18,7 @@ dropping the title or footer lines reproduces them from the plain-text snapshot.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -57,4 +58,21 @@ def sha256_file(path: str | Path) -> str:
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 16), b""):
             digest.update(block)
+    return digest.hexdigest()
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """sha256 over pinb's own Python source (each file's path and bytes, in path order).
+
+    A run's outcomes come from pinb's code (the experiments, the judges, the stand-in) as much as from the notebook,
+    and the version number does not change when that code does; this does.
+    """
+    import pinb
+
+    root = Path(pinb.__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
+        digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from pinb import PI_MODELLED_VERSION, __version__
 from pinb.errors import KitError
 from pinb.kit.claims import Claim, validate_chapter_id
-from pinb.kit.fingerprint import sha256_file
+from pinb.kit.fingerprint import code_fingerprint, sha256_file
 from pinb.kit.record import Inputs
 from pinb.kit.store import RunStore
 
@@ -98,6 +98,7 @@ class Project:
             text_fingerprint=chapter.text_fingerprint,
             backend=backend,
             parameters=default_parameters(backend) if parameters is None else parameters,
+            pinb_code=code_fingerprint(),
         )
 
 

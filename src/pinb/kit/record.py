@@ -80,6 +80,8 @@ class Inputs(BaseModel):
     text_fingerprint: str
     backend: str
     parameters: dict[str, Any]
+    #: `code_fingerprint()` of the pinb that ran (empty in records written before it was kept: never current).
+    pinb_code: str = ""
 
     def differences(self, other: Inputs) -> list[str]:
         """Human phrases naming what changed from `self` (a past run) to `other` (now)."""
@@ -88,6 +90,8 @@ class Inputs(BaseModel):
             changes.append("the notebook changed")
         if self.pinb_version != other.pinb_version:
             changes.append(f"pinb {self.pinb_version} → {other.pinb_version}")
+        if self.pinb_code != other.pinb_code:
+            changes.append("pinb's code changed")
         if self.text_fingerprint != other.text_fingerprint:
             changes.append("the chapter text changed")
         if self.backend != other.backend:

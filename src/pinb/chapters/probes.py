@@ -227,10 +227,14 @@ def _first_line(text: str) -> str:
 async def context_base_and_files(params: Params) -> tuple[Finding, Shown]:
     shown = await context_ladder(params)
     base_head = _first_line(shown["base"])
-    holds = shown["with_context"].startswith(base_head) and "Root rule" in shown["with_context"]
-    holds = holds and "App rule" in shown["with_context"] and "Root rule" not in shown["base"]
+    prompt = shown["with_context"]
+    holds = prompt.startswith(base_head) and "Root rule" in prompt
+    holds = holds and "App rule" in prompt and "Root rule" not in shown["base"]
     return Finding(
-        holds, f"base starts {base_head[:60]!r}; with AGENTS.md files it keeps that and adds both rules"
+        holds,
+        f"base starts {base_head[:60]!r}; with AGENTS.md files the prompt starts the same: "
+        f"{prompt.startswith(base_head)}, root rule added: {'Root rule' in prompt}, app rule added: "
+        f"{'App rule' in prompt}",
     ), shown
 
 
@@ -250,9 +254,14 @@ async def context_agents_by_directory(params: Params) -> tuple[Finding, Shown]:
 
 async def context_append(params: Params) -> tuple[Finding, Shown]:
     shown = await context_ladder(params)
-    holds = shown["appended"].startswith(shown["with_context"].split("\n")[0]) and "APPENDED" in shown["appended"]
-    holds = holds and "Root rule" in shown["appended"]
-    return Finding(holds, "APPEND_SYSTEM.md adds its text and keeps the base instructions and context files"), shown
+    appended = shown["appended"]
+    kept_base = appended.startswith(shown["with_context"].split("\n")[0])
+    holds = kept_base and "APPENDED" in appended and "Root rule" in appended
+    return Finding(
+        holds,
+        f"with APPEND_SYSTEM.md its text is in the prompt: {'APPENDED' in appended}; base instructions kept: "
+        f"{kept_base}; context files kept: {'Root rule' in appended}",
+    ), shown
 
 
 async def context_system_md(params: Params) -> tuple[Finding, Shown]:
@@ -281,8 +290,9 @@ async def context_skills(params: Params) -> tuple[Finding, Shown]:
 async def context_table_system_prompt(params: Params) -> tuple[Finding, Shown]:
     parts = [await context_base_and_files(params), await context_append(params), await context_system_md(params)]
     handler = await before_agent_start_text(params)
-    holds = all(p[0].holds for p in parts) and handler[0].holds
-    return Finding(holds, "AGENTS.md, APPEND_SYSTEM.md, SYSTEM.md and a before_agent_start handler each changed it"), {}
+    names = ("AGENTS.md", "APPEND_SYSTEM.md", "SYSTEM.md", "a before_agent_start handler")
+    changed = {name: finding.holds for name, (finding, _shown) in zip(names, [*parts, handler], strict=True)}
+    return Finding(all(changed.values()), f"each source changed the system prompt as the chapter says: {changed}"), {}
 
 
 # --- sessions and extensions ------------------------------------------------------------------------------------

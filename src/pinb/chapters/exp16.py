@@ -277,7 +277,9 @@ def judge_on_returns_unsubscribe(traces: dict[str, Trace]) -> Finding:
     target = _target_calls(traces["unsubscribe"])
     # The registration must have been live (it ran for call#1) for its absence at call#2 to mean anything.
     holds = starts == 2 and "call#1" in target and "call#2" not in target
-    return Finding(holds, f"two tool_execution_start events; the unsubscribed handler ran for {target or 'neither'}")
+    return Finding(
+        holds, f"{starts} tool_execution_start events; the unsubscribed handler ran for {target or 'neither'}"
+    )
 
 
 def judge_unsubscribe_not_in_progress(traces: dict[str, Trace]) -> Finding:

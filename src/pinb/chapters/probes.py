@@ -660,7 +660,9 @@ async def provider_is_one_argument(params: Params) -> tuple[Finding, Shown]:
 
     first, second = await run("Four words."), await run("Vier Wörter.")
     holds = first == (["Four words."], 1) and second == (["Vier Wörter."], 1)
-    return Finding(holds, f"provider A → {first[0]}, provider B → {second[0]}; the same tool ran once in each"), {}
+    return Finding(
+        holds, f"provider A → {first[0]}, provider B → {second[0]}; the same tool ran {first[1]} and {second[1]} times"
+    ), {}
 
 
 EXPERIMENTS: dict[str, ProbeExperiment] = {

@@ -12,7 +12,6 @@ by name as `StoreProblem`s and skipped.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import secrets
 import shutil
@@ -249,7 +248,3 @@ def _write_atomic(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise KitError(f"cannot write {path}: {exc.strerror or exc}") from None
-
-
-def write_json_atomic(path: Path, data: object) -> None:
-    _write_atomic(path, json.dumps(data, indent=2) + "\n")

@@ -24,6 +24,11 @@ def test_git_commit_and_dirty_flag(tmp_path: Path) -> None:
     _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "a")
     commit, dirty = environment.git_state(tmp_path)
     assert commit is not None and len(commit) == 40 and dirty is False
+    (tmp_path / "runs" / "pi-01-chapter").mkdir(parents=True)
+    (tmp_path / "runs" / "pi-01-chapter" / "run.json").write_text("{}")
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "r.md").write_text("r")
+    assert environment.git_state(tmp_path) == (commit, False)  # the kit's own output is not a change
     (tmp_path / "a.txt").write_text("b")
     assert environment.git_state(tmp_path) == (commit, True)
 

@@ -22,8 +22,15 @@ def package_version(name: str) -> str | None:
         return None
 
 
+_OUTPUT_DIRS = (":(exclude)runs", ":(exclude)reports")
+
+
 def git_state(root: Path) -> tuple[str | None, bool | None]:
-    """(commit, dirty) of the work tree at `root`; (None, None) outside git or without git."""
+    """(commit, dirty) of the work tree at `root`; (None, None) outside git or without git.
+
+    The kit's own output (`runs/`, `reports/`) does not make the tree dirty: the second of two verify runs in a
+    row is on the same code as the first.
+    """
     try:
         commit = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=20, check=False
@@ -31,7 +38,7 @@ def git_state(root: Path) -> tuple[str | None, bool | None]:
         if commit.returncode != 0:
             return None, None
         status = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=normal"],
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=normal", "--", ".", *_OUTPUT_DIRS],
             capture_output=True,
             text=True,
             timeout=60,

@@ -181,3 +181,14 @@ def test_two_verify_processes_at_once_and_ctrl_c(project: Project) -> None:
     assert interrupted.record.outcome("kt-04.time.starts").outcome == "holds"
     assert (interrupted.path / "executed.ipynb").is_file()
     assert not [p for p in project.runs_dir.rglob(".tmp-*")]
+
+
+def test_evidence_names_no_path_of_the_machine(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The executed notebook and the run record are evidence that may be committed: paths in them are relative."""
+    monkeypatch.chdir(project.root)
+    (run,) = (item.run for item in verify(project, _options("kt-07-chapter")).results)
+    assert run is not None and run.record.status == "completed"
+    root = str(project.root.resolve())
+    assert root not in (run.path / "executed.ipynb").read_text(encoding="utf-8")
+    assert root not in (run.path / "run.json").read_text(encoding="utf-8")
+    assert any((run.path / "artifacts").iterdir())  # the relative artifacts_dir reached the notebook

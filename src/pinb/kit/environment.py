@@ -94,6 +94,14 @@ def kernel_command(kernel_name: str) -> tuple[str, ...]:
     return tuple(a for a in argv if "{connection_file}" not in a and a != "-f")
 
 
+def _below(argument: str, root: Path) -> str:
+    """A path inside the project as a path relative to it (a record names no path of the machine it ran on)."""
+    try:
+        return str(Path(argument).relative_to(root.resolve()))
+    except ValueError:
+        return argument
+
+
 def collect(root: Path, backend: str, kernel_name: str) -> Environment:
     commit, dirty = git_state(root)
     node = None
@@ -105,7 +113,7 @@ def collect(root: Path, backend: str, kernel_name: str) -> Environment:
         python=platform.python_version(),
         platform=platform.platform(),
         pinb=__version__,
-        kernel=kernel_command(kernel_name),
+        kernel=tuple(_below(argument, root) for argument in kernel_command(kernel_name)),
         git_commit=commit,
         git_dirty=dirty,
         node=node,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -84,7 +85,9 @@ def execute_run(request: ExecutionRequest, store: RunStore) -> StoredRun:
         injected = dict(parameters)
         if ARTIFACTS_PARAMETER in info.parameter_names:
             (pending.path / ARTIFACTS_DIR).mkdir()
-            injected[ARTIFACTS_PARAMETER] = str(pending.path / ARTIFACTS_DIR)
+            # relative to the kernel's working directory (the notebook's folder): the executed notebook, which is
+            # evidence and may be committed, names no path of the machine it ran on
+            injected[ARTIFACTS_PARAMETER] = os.path.relpath(pending.path / ARTIFACTS_DIR, request.notebook.parent)
             parameters[ARTIFACTS_PARAMETER] = ARTIFACTS_DIR
         started_at = utc_now()
         status, failure = _execute(request, injected, output)
@@ -133,9 +136,9 @@ def _execute(request: ExecutionRequest, parameters: dict[str, Any], output: Path
 
     def work() -> None:
         try:
-            papermill.execute_notebook(
-                str(request.notebook),
-                str(output),
+            papermill.execute_notebook(  # papermill records both paths in the notebook: keep them relative
+                _relative(request.notebook),
+                _relative(output),
                 parameters=parameters,
                 kernel_name=request.kernel_name,
                 progress_bar=False,
@@ -182,6 +185,14 @@ def _execute(request: ExecutionRequest, parameters: dict[str, Any], output: Path
             return "interrupted", "interrupted (Ctrl-C)"
         case _:  # the kit could not run it: no such kernel, kernel start timeout, unwritable output
             return "error", f"{type(error).__name__}: {_one_line(error)}"
+
+
+def _relative(path: Path) -> str:
+    """`path` relative to the working directory when it lies below it, else as it is."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def _tracking_kernel_manager(kernels: list[AsyncKernelManager], log: IO[bytes]) -> type[AsyncKernelManager]:

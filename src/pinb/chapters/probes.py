@@ -75,6 +75,11 @@ def _entries_json(manager: Any) -> list[dict[str, Any]]:
     return [e.model_dump(mode="json", by_alias=True, exclude_none=True) for e in manager.get_entries()]
 
 
+def _tree_shown(manager: Any, **more: Any) -> Shown:
+    """What a session-tree probe shows: every entry and the leaf, plus anything probe-specific."""
+    return {"entries": _entries_json(manager), "leaf": manager.get_leaf_id(), **more}
+
+
 def _tree(manager: Any) -> Any:
     from pinb.ai.types import AssistantMessage, TextContent, UserMessage
     from pinb.app.session_tree import SessionManager, sequential_ids
@@ -116,7 +121,7 @@ async def tree_entries(params: Params) -> tuple[Finding, Shown]:
         holds,
         f"{len(entries)} entries, ids unique: {unique}, every parent id names an entry: {parents_known}, one root; "
         f"the edited question's parent is the first answer: {by_id[ids['q2e']].parent_id == ids['a1']}",
-    ), {"entries": _entries_json(manager), "leaf": manager.get_leaf_id()}
+    ), _tree_shown(manager)
 
 
 async def tree_active_branch(params: Params) -> tuple[Finding, Shown]:
@@ -128,10 +133,7 @@ async def tree_active_branch(params: Params) -> tuple[Finding, Shown]:
     message_ids = [e.id for e in manager.get_branch() if e.type == "message"]
     holds = history == expected and message_ids == [ids[k] for k in ("q1", "a1", "q2e", "a2e")]
     holds = holds and ids["q2"] not in branch_ids
-    return Finding(holds, f"next request's history: {history}"), {
-        "entries": _entries_json(manager),
-        "leaf": manager.get_leaf_id(),
-    }
+    return Finding(holds, f"next request's history: {history}"), _tree_shown(manager)
 
 
 async def tree_branches_survive(params: Params) -> tuple[Finding, Shown]:
@@ -146,7 +148,7 @@ async def tree_branches_survive(params: Params) -> tuple[Finding, Shown]:
         holds,
         f"after the edit the file holds {len(manager.get_entries())} entries and {len(leaves)} branch tips; the "
         f"abandoned question and answer survive a write and re-read: {kept}",
-    ), {"entries": _entries_json(manager), "leaf": manager.get_leaf_id()}
+    ), _tree_shown(manager)
 
 
 async def tree_walk_versus_branch(params: Params) -> tuple[Finding, Shown]:
@@ -161,7 +163,7 @@ async def tree_walk_versus_branch(params: Params) -> tuple[Finding, Shown]:
         holds,
         f"entries 'earlier' than the edited question: walking the tree {len(earlier_walk)} (includes the abandoned "
         f"question: {ids['q2'] in earlier_walk}), reading the branch {len(earlier_branch)}",
-    ), {"entries": _entries_json(manager), "leaf": manager.get_leaf_id()}
+    ), _tree_shown(manager)
 
 
 async def compaction(params: Params) -> tuple[Finding, Shown]:
@@ -175,7 +177,7 @@ async def compaction(params: Params) -> tuple[Finding, Shown]:
     still_there = all(manager.get_entry(i) is not None for i in ids)
     replaced = "user:q1" not in after and "assistant:a1" not in after and any(summary in m for m in after)
     kept = "user:q2" in after and "user:q3" in after
-    shown = {"entries": _entries_json(manager), "leaf": manager.get_leaf_id(), "before": before, "after": after}
+    shown = _tree_shown(manager, before=before, after=after)
     return Finding(
         replaced and kept and still_there,
         f"history before: {before}; after compacting (keeping from q2): {after}; original entries still in the "

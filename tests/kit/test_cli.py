@@ -42,6 +42,7 @@ def _runs_untouched(project: Project) -> bool:
         (["verify", "kt-01-chapter", "-p", "seed=3"], "pinb: error: holds.ipynb has no parameter 'seed'"),
         (["verify", "kt-01-chapter", "-p", "oops"], "pinb: error: parameter 'oops' is not NAME=VALUE"),
         (["verify", "--jobs", "0"], "pinb: error: --jobs must be at least 1"),
+        (["verify", "--backend", "pi", "--pi-version", "9.9.9"], "pinb: error: unknown Pi version '9.9.9': supported"),
         (["verify", "--pi-version", "1.0.3"], "pinb: error: --pi-version applies to --backend pi only"),
         (["verify", "kt-01-chapter", "--backend", "pi", "-p", "x=1"], "pinb: error: holds.ipynb has no parameter 'x'"),
         (["verify", "--cell-timeout", "soon"], "pinb: error: argument --cell-timeout: not a number of seconds"),

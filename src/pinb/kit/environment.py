@@ -50,6 +50,16 @@ def git_state(root: Path) -> tuple[str | None, bool | None]:
     return commit.stdout.strip() or None, dirty
 
 
+def supported_pi_versions() -> tuple[str, ...] | None:
+    """The Pi versions the reference bridge can run, or None when the bridge is not available to ask."""
+    try:
+        reference = importlib.import_module("pinb.scenario.reference")
+    except ImportError:
+        return None
+    versions = getattr(reference, "SUPPORTED_VERSIONS", None)  # a bridge that does not say is not second-guessed
+    return None if versions is None else tuple(str(version) for version in versions)
+
+
 def pi_environment(version: str) -> tuple[str | None, dict[str, str], tuple[str, ...]]:
     """(node version, resolved `@earendil-works/*` versions, notes) from the reference bridge, if it is there.
 

@@ -65,6 +65,11 @@ def plan(project: Project, options: VerifyOptions) -> tuple[list[ExecutionReques
     if options.pi_version and options.backend != "pi":
         raise KitError("--pi-version applies to --backend pi only")
     backend = backend_name(options.backend, options.pi_version or project.pi_version)
+    if options.backend == "pi":
+        version = options.pi_version or project.pi_version
+        supported = environment.supported_pi_versions()
+        if supported is not None and version not in supported:
+            raise KitError(f"unknown Pi version {version!r}: supported are {', '.join(supported)}")
     chapters = project.select(list(options.chapters))
     if not chapters:
         raise KitError("no chapters are registered")

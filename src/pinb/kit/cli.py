@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ from pinb.errors import KitError
 from pinb.kit import report as report_module
 from pinb.kit.fingerprint import fingerprint_file
 from pinb.kit.project import Project, load_project
-from pinb.kit.status import ClaimStatus, chapter_statuses, claim_in_run, resolve_backend
+from pinb.kit.status import ClaimStatus, chapter_statuses, check_known_backend, claim_in_run, resolve_backend
 from pinb.kit.store import StoreProblem, validate_run_id
 from pinb.kit.summary import summary_markdown
 from pinb.kit.verify import VerifyOptions, VerifyResult, verify
@@ -77,7 +79,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     q = runs.add_parser("check", help="re-hash every artefact; report records whose evidence no longer matches")
     _root(q)
     q.set_defaults(run=cmd_runs_check)
-    p.set_defaults(run=lambda args: _usage(p))
+    p.set_defaults(run=_usage_of(p))
 
     p = subparsers.add_parser("fingerprint", help="sha256 of a chapter text after pinb's normalisation")
     p.add_argument("file", metavar="FILE")
@@ -88,9 +90,14 @@ def _root(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--root", metavar="DIR", help="project root (default: found from the working directory)")
 
 
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_usage(sys.stderr)
-    return 2
+def _usage_of(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
+    """A command that prints `parser`'s usage (bound now: `parser` names a later parser by the time it runs)."""
+
+    def usage(_args: argparse.Namespace) -> int:
+        parser.print_usage(sys.stderr)
+        return 2
+
+    return usage
 
 
 def _seconds(text: str) -> float | None:
@@ -98,6 +105,8 @@ def _seconds(text: str) -> float | None:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r} (use 0 for no limit)")
     if value < 0:
         raise argparse.ArgumentTypeError("seconds cannot be negative")
     return value or None
@@ -231,6 +240,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     listing = project.store.list()
     _warn(listing.problems)
     backend = resolve_backend(project, args.backend) if args.backend else None
+    if backend is not None:
+        check_known_backend(backend, listing.runs)
     statuses = [status for chapter in chapters for status in chapter_statuses(project, chapter, listing.runs, backend)]
     if args.json:
         _out(json.dumps({"claims": [status.contract() for status in statuses]}, indent=2, ensure_ascii=False))

@@ -127,9 +127,15 @@ def load_registry(spec: str | None = None) -> Mapping[str, ChapterLike]:
         module_name, _, attr = spec.partition(":")
         try:
             function = getattr(importlib.import_module(module_name), attr or "chapters")
-        except (ImportError, AttributeError) as exc:
+        except (ImportError, AttributeError, ValueError) as exc:
             raise KitError(f"cannot load chapter registry {spec!r}: {exc}") from None
-        return function()
+        if not callable(function):
+            raise KitError(f"chapter registry {spec!r} is not a function returning {{chapter_id: chapter}}")
+        try:
+            found = function()
+        except Exception as exc:  # a foreign function: its failure is the user's configuration, said in one line
+            raise KitError(f"chapter registry {spec!r} failed: {type(exc).__name__}: {_one_line(exc)}") from None
+        return _checked_registry(spec, found)
     from pinb.chapters.registry import chapters
 
     return chapters()
@@ -142,3 +148,21 @@ def load_project(root: Path | str | None = None, registry: str | None = None) ->
     if not resolved.is_dir():
         raise KitError(f"project root {resolved} is not a folder")
     return Project(root=resolved, chapters=load_registry(registry))
+
+
+_CHAPTER_FIELDS = ("id", "number", "title", "notebook", "text_fingerprint", "claims")
+
+
+def _checked_registry(spec: str, found: object) -> Mapping[str, ChapterLike]:
+    if not isinstance(found, Mapping):
+        raise KitError(f"chapter registry {spec!r} returned {type(found).__name__}, not {{chapter_id: chapter}}")
+    for key, chapter in found.items():
+        missing = [name for name in _CHAPTER_FIELDS if not hasattr(chapter, name)]
+        if not isinstance(key, str) or missing or getattr(chapter, "id", None) != key:
+            what = f"lacks {', '.join(missing)}" if missing else "is not keyed by its id"
+            raise KitError(f"chapter registry {spec!r}: entry {key!r} {what}")
+    return found
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:300] or type(exc).__name__

@@ -110,6 +110,18 @@ def resolve_backend(project: Project, text: str) -> str:
     return text
 
 
+def check_known_backend(backend: str, runs: Iterable[StoredRun]) -> None:
+    """Raise `KitError` for a Pi version that has no run on record and that the reference bridge cannot run."""
+    if not backend.startswith("pi@") or any(run.record.backend == backend for run in runs):
+        return
+    from pinb.kit.environment import supported_pi_versions  # asks the reference bridge: only on this path
+
+    supported = supported_pi_versions()
+    version = backend.split("@", 1)[1]
+    if supported is not None and version not in supported:
+        raise KitError(f"unknown Pi version {version!r}: no run on record, and supported are {', '.join(supported)}")
+
+
 def backend_order(project: Project, backend: str) -> tuple[int, tuple[int, ...], str]:
     """Sort key: the stand-in, the current Pi version, then other Pi versions newest first."""
     if backend == "standin":

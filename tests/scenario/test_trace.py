@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from pinb.ai import TextContent, ToolResultMessage, UserMessage, faux_assistant_message, faux_tool_call
 from pinb.scenario.trace import (
     Labels,
     TraceWriter,
@@ -195,6 +196,46 @@ def test_model_line() -> None:
         "tools": ["b", "c"], "exhausted": True,
     }  # fmt: skip
     assert declared_tools(messages) == ["b", "c"]
+
+
+def _plain(line: dict[str, Any]) -> dict[str, Any]:
+    return {**line, "messages": list(line["messages"])} if "messages" in line else line
+
+
+def test_model_lines_reuse_each_frozen_messages_summary_and_serialise_like_plain_json() -> None:
+    writer = TraceWriter()
+    user = UserMessage(content=(TextContent(text="count a\ud83d"),), timestamp=0)
+    call = faux_assistant_message([faux_tool_call("word_count", {"text": "a b"}, id="raw")], stop_reason="toolUse")
+    result = ToolResultMessage(
+        tool_call_id="raw", tool_name="word_count", content=(TextContent(text="2"),), is_error=False, timestamp=0
+    )
+    writer.write("driver", "prompt", {"text": "p"})
+    writer.model_request(1, [user], ["word_count"], exhausted=False)
+    writer.model_request(2, [user, call, result], None, exhausted=True)
+    first, second = writer.lines[1], writer.lines[2]
+    assert second["messages"][0] is first["messages"][0]
+    assert second["messages"][1:] == [
+        {"role": "assistant", "toolCalls": [{"id": "call#1", "name": "word_count", "args": {"text": "a b"}}]},
+        {"role": "toolResult", "toolCallId": "call#1", "isError": False, "text": "2"},
+    ]
+    assert second["tools"] == [] and second["exhausted"] is True
+    text = dumps_jsonl(writer.lines)
+    assert text == dumps_jsonl([_plain(line) for line in writer.lines])
+    assert '"text":"count a\\ud83d"' in text
+    assert loads_jsonl(text) == [_plain(line) for line in writer.lines]
+
+
+def test_model_lines_summarise_plain_mappings_afresh() -> None:
+    writer = TraceWriter()
+    message = {"role": "user", "content": "a"}
+    writer.model_request(1, [message], [], exhausted=False)
+    message["content"] = "b"
+    writer.model_request(2, [message], [], exhausted=False)
+    assert [line["messages"] for line in writer.lines] == [
+        [{"role": "user", "text": "a"}],
+        [{"role": "user", "text": "b"}],
+    ]
+    assert loads_jsonl(dumps_jsonl(writer.lines))[1]["messages"] == [{"role": "user", "text": "b"}]
 
 
 TRACE: list[dict[str, Any]] = [

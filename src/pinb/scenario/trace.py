@@ -290,6 +290,7 @@ class TraceWriter:
     def __init__(self) -> None:
         self.lines: list[dict[str, Any]] = []
         self.labels = Labels()
+        self._messages: dict[int, _Seen] = {}
 
     def write(self, source: str, type_: str, fields: Fields | None = None, *, stream: bool = False) -> dict[str, Any]:
         line: dict[str, Any] = {"seq": len(self.lines) + 1, "source": source, "type": type_}
@@ -335,19 +336,49 @@ class TraceWriter:
         return self.write("ext", type_, fields, stream=type_ in STREAM_TYPES)
 
     def model_request(self, n: int, messages: Sequence[Any], tools: Sequence[str] | None, *, exhausted: bool) -> None:
-        """A ``model`` line: one provider request, written before any event of its reply."""
-        data = [to_pi_json(m) for m in messages]
-        names = list(tools) if tools is not None else declared_tools(data)
+        """A ``model`` line: one provider request, written before any event of its reply.
+
+        A request repeats the whole context, so each message is summarised and serialised once, on the first request
+        that carries it (the stand-in's messages are frozen records), and later lines reuse both: the cost is linear
+        in the trace written. Labels are unchanged by this: a message's ids got theirs when it was first summarised.
+        """
+        seen = [self._seen(message) for message in messages]
+        summaries = SummaryList(item.summary for item in seen)
+        summaries.texts = [item.text for item in seen]
+        names = list(tools) if tools is not None else declared_tools([i.data for i in seen if i.data is not None])
         self.write(
             "model",
             "request",
-            lambda labels: {
-                "n": n,
-                "messages": [model_message(m, labels) for m in data],
-                "tools": names,
-                "exhausted": True if exhausted else None,
-            },
+            {"n": n, "messages": summaries, "tools": names, "exhausted": True if exhausted else None},
         )
+
+    def _seen(self, message: Any) -> _Seen:
+        cached = self._messages.get(id(message))
+        if cached is not None and cached.message is message:
+            return cached
+        data = to_pi_json(message)
+        summary = model_message(data, self.labels)
+        item = _Seen(message, summary, _dumps(summary), data if data.get("role") == "system" else None)
+        # Only frozen records are kept: a plain mapping could change between requests.
+        if isinstance(message, BaseModel) and message.model_config.get("frozen"):
+            self._messages[id(message)] = item
+        return item
+
+
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    """One context message as a ``model`` line shows it: its summary, serialised, and its Pi JSON if a system one."""
+
+    message: Any  # held so its id is not reused while cached
+    summary: dict[str, Any]
+    text: str
+    data: dict[str, Any] | None
+
+
+class SummaryList(list[dict[str, Any]]):
+    """A ``model`` line's messages, with each one's serialised form (``texts``) so ``dumps_jsonl`` reuses them."""
+
+    texts: list[str]
 
 
 def snapshot(event: Any) -> dict[str, Any]:
@@ -372,8 +403,26 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 def dumps_jsonl(lines: Iterable[Mapping[str, Any]]) -> str:
     """Compact JSON lines; a lone surrogate is escaped as JavaScript's JSON.stringify does, so the text is UTF-8."""
-    text = "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines)
+    return "".join(_dump_line(line) + "\n" for line in lines)
+
+
+def _dumps(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _dump_line(line: Mapping[str, Any]) -> str:
+    messages = line.get("messages")
+    texts = getattr(messages, "texts", None) if isinstance(messages, SummaryList) else None
+    if texts is None or len(texts) != len(messages):  # type: ignore[arg-type]
+        return _dumps(line)
+    # A model line: the messages' serialised forms are spliced in between the keys before and after them.
+    keys = list(line)
+    at = keys.index("messages")
+    head = _dumps({key: line[key] for key in keys[:at]})
+    tail = _dumps({key: line[key] for key in keys[at + 1 :]})
+    body = ",".join(texts)
+    return f'{head[:-1]}{"," if at else ""}"messages":[{body}]{"," if len(tail) > 2 else ""}{tail[1:]}'
 
 
 def loads_jsonl(text: str) -> list[dict[str, Any]]:

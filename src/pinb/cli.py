@@ -18,6 +18,18 @@ from pinb.errors import PinbError
 #: Modules that expose ``add_commands(subparsers)``; each registers its subcommands with ``set_defaults(run=...)``
 #: where ``run(args) -> int`` returns the exit code.
 COMMAND_MODULES = ("pinb.kit.cli", "pinb.scenario.cli")
+#: The module that registers each top-level command, so a command imports only its own layer (``pinb scenario run``
+#: never loads the kit). A command not listed here, and ``pinb --help``, load every module of ``COMMAND_MODULES``.
+COMMAND_OWNERS = {
+    "verify": "pinb.kit.cli",
+    "status": "pinb.kit.cli",
+    "report": "pinb.kit.cli",
+    "runs": "pinb.kit.cli",
+    "fingerprint": "pinb.kit.cli",
+    "scenario": "pinb.scenario.cli",
+    "reference": "pinb.scenario.cli",
+    "drift": "pinb.scenario.cli",
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -25,23 +37,43 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"pinb: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; given the arguments, only with the command they name (and every command when that is unknown)."""
     parser = _Parser(prog="pinb", description="Check the runnable claims of the book Pi Agents.")
     parser.add_argument("--version", action="version", version=f"pinb {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
-        module.add_commands(subparsers)
+    command = _command_name(argv)
+    owner = COMMAND_OWNERS.get(command) if command is not None else None
+    if owner is not None:
+        _register(owner, subparsers)
+    if owner is None or command not in subparsers.choices:
+        for name in COMMAND_MODULES:
+            if name != owner:
+                _register(name, subparsers)
     return parser
 
 
+def _command_name(argv: Sequence[str] | None) -> str | None:
+    """The first argument that is not an option: the command (the top-level options take no value)."""
+    if argv is None:
+        return None
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
+def _register(name: str, subparsers: argparse._SubParsersAction) -> None:
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            raise
+        return
+    module.add_commands(subparsers)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     run = getattr(args, "run", None)
     if run is None:

@@ -51,6 +51,9 @@ def add_commands(subparsers: Any) -> None:
     install.set_defaults(run=cmd_reference_install)
     refresh = ref_verbs.add_parser("refresh", help="re-record the corpus traces on real Pi (or --check them)")
     refresh.add_argument("--check", action="store_true", help="only check that the recorded traces are current")
+    refresh.add_argument(
+        "--scenario", action="append", default=[], metavar="ID", help="only (re-)record this scenario (repeatable)"
+    )
     refresh.set_defaults(run=cmd_reference_refresh)
     reference.set_defaults(run=_help(reference))
 
@@ -177,7 +180,8 @@ def cmd_reference_install(args: argparse.Namespace) -> int:
 
 
 def cmd_reference_refresh(args: argparse.Namespace) -> int:
-    result = _reference().refresh(check=args.check)
+    options = {"only": tuple(args.scenario)} if args.scenario else {}
+    result = _reference().refresh(check=args.check, **options)
     return int(result) if isinstance(result, int) else 0
 
 

@@ -298,15 +298,25 @@ def refresh(
     versions: tuple[str, ...] = SUPPORTED_VERSIONS,
     folder: Path | None = None,
     progress: Progress | None = None,
+    only: tuple[str, ...] = (),
 ) -> int:
     """Re-record the corpus's real-Pi traces (all scenarios on 1.6.0, layer agent also on older versions), or with
-    ``check`` only compare fresh runs with the recorded ones. Returns an exit code: 0 current, 1 stale (check)."""
+    ``check`` only compare fresh runs with the recorded ones. Returns an exit code: 0 current, 1 stale (check).
+
+    ``only`` names scenario ids to (re-)record; the other recorded traces and their provenance entries are kept."""
     report = progress or _print_progress
     scenarios = corpus_scenarios(folder)
+    unknown = sorted(set(only) - {p.stem for p in scenarios})
+    if unknown:
+        raise ReferenceError_(f"no corpus scenario named {', '.join(unknown)}")
+    if only:
+        scenarios = [p for p in scenarios if p.stem in only]
     stale: list[str] = []
     for version in versions:
         out_dir = trace_folder(version, folder)
         wanted = [p for p in scenarios if version not in NO_APP_LAYER or _scenario_layer(p) == "agent"]
+        if only and not wanted:
+            continue
         report(f"Pi {version}: {len(wanted)} scenarios")
         fresh: dict[str, str] = {}
         for path in wanted:
@@ -319,8 +329,13 @@ def refresh(
                     report(f"  stale: pi-{version}/{scenario_id}")
             continue
         out_dir.mkdir(parents=True, exist_ok=True)
+        kept: dict[str, str] = {}
+        if only:
+            previous = out_dir / "PROVENANCE.json"
+            if previous.is_file():
+                kept = json.loads(previous.read_text(encoding="utf-8")).get("scenarios", {})
         for old in out_dir.glob("*.jsonl"):
-            if old.stem not in fresh:
+            if old.stem not in fresh and old.stem not in kept:
                 old.unlink()
         for scenario_id, text in fresh.items():
             (out_dir / f"{scenario_id}.jsonl").write_text(text, encoding="utf-8")
@@ -332,7 +347,11 @@ def refresh(
             "runner_sha256": sha256_file(runner_path()),
             "how": "pinb reference refresh: reference/runner.mjs run once per scenario on the package set pinned in "
             f"reference/pi-{version}/package-lock.json",
-            "scenarios": {p.stem: sha256_file(p) for p in wanted},
+            "scenarios": {
+                p.stem: sha256_file(p) if p in wanted else kept[p.stem]
+                for p in corpus_scenarios(folder)
+                if p in wanted or p.stem in kept
+            },
         }
         if version in NO_APP_LAYER:
             provenance["note"] = NO_APP_LAYER[version]

@@ -156,8 +156,8 @@ def make_action(action: Any, unsubscribers: dict[str, Callable[[], Any]], state:
 
 
 def _guard(action: BlockIfMatchAction) -> Act:
-    patterns = [(source, js_regex(source)) for source in action.patterns]
-
+    # Each pattern is compiled when the handler reaches it, as `patterns.find(s => new RegExp(s).test(subject))`
+    # does: an invalid one throws inside the handler (which blocks the call), and only once it is reached.
     async def guard(event: Any, ctx: Any) -> Any:
         if event.tool_name not in action.tool_names:
             return None
@@ -166,7 +166,7 @@ def _guard(action: BlockIfMatchAction) -> Act:
             subject = _js_string(command)
         else:
             subject = json_stringify(event.input) or ""
-        pattern = next((source for source, regex in patterns if regex.search(subject)), None)
+        pattern = next((source for source in action.patterns if js_regex(source).search(subject)), None)
         if pattern is None:
             return None
         if action.confirm_with_ui and ctx.has_ui:

@@ -15,7 +15,8 @@ from pinb.ai.jsjson import js_slice
 from pinb.app.extensions import ExtensionAPI, ExtensionContext
 from pinb.app.extensions.events import ToolCallEvent
 from pinb.app.extensions.results import ToolCallEventResult
-from pinb.app.guard import BOOK_PATTERNS, guard_verdict
+from pinb.app.guard import guard_verdict
+from pinb.chapters.ch16.guard import BOOK_PATTERNS
 
 CONFIRM_TITLE = "This command rewrites history or destroys work. Allow?"
 DENIED_REASON = "Blocked by review-guard extension"

@@ -1,8 +1,9 @@
-"""Write notebooks/01-chapter.ipynb and notebooks/16-chapter.ipynb from the chapter ledgers (no outputs).
+"""Write every chapter's notebook from its ledger (no outputs): one section per claim, in ledger order.
 
 Run from the repository root: `python notebooks/build.py` (add `--check` to fail when a committed notebook differs
-from what this script writes). The notebooks are generated so that every claim of the ledger gets its section and
-the notebooks stay reviewable as this one readable source.
+from what this script writes; `--chapter ID` to build one chapter; `--root DIR` for a project elsewhere). The
+chapters are the registry's (`pinb.chapters.registry`); what a notebook shows besides its claims (knobs, pictures,
+widgets) comes from the chapter folder's optional `notebook.py`.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from typing import Any
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from pinb.chapters import ch01, ch16
-from pinb.chapters._claimspec import ClaimSpec
+from pinb.chapters import registry
+from pinb.chapters.ledger import ClaimEntry, Ledger
 
-HERE = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parent.parent
 
 PARAMETERS = """\
 # Parameters (papermill and `pinb verify` inject their values in a cell right after this one).
@@ -69,212 +70,56 @@ print("checking", {chapter!r}, "on", run.label)
 """
 
 
-def _quote(spec: ClaimSpec) -> str:
-    quoted = "\n".join(f"> {line}" if line else ">" for line in spec.quote.splitlines())
+def _quote(spec: ClaimEntry) -> str:
+    quoted = "\n>\n".join("\n".join(f"> {line}" if line else ">" for line in q.splitlines()) for q in spec.quotes)
     where = f"*{spec.location}* · `{spec.id}` · {spec.kind}"
     if spec.kind == "reported":
         return f"{quoted}\n\n{where} — **reported, not run**: {spec.reason}."
     notes = "".join(f"\n\nNote: {note}." for note in spec.notes)
-    return f"{quoted}\n\n{where} · checked on: {', '.join(spec.backends)}{notes}"
+    return f"{quoted}\n\n{where} · checked on: {', '.join(spec.backends or ())}{notes}"
 
 
-def _claim_cells(spec: ClaimSpec, extra: dict[str, list[str]]) -> list[Any]:
+def _claim_cells(spec: ClaimEntry, pictures: dict[str, list[str]]) -> list[Any]:
     cells = [new_markdown_cell(_quote(spec))]
     cells.append(new_code_cell(f"obs = await run.check({spec.id!r})"))
-    for source in extra.get(spec.id, []):
-        cells.append(new_code_cell(source))
+    cells.extend(new_code_cell(source) for source in pictures.get(spec.id, []))
     return cells
 
 
-def _sections(claims: tuple[ClaimSpec, ...], headings: dict[str, str]) -> list[tuple[str, list[ClaimSpec]]]:
+def _sections(ledger: Ledger) -> list[tuple[str, list[ClaimEntry]]]:
     """Claims grouped by the section their location names (in ledger order)."""
-    grouped: dict[str, list[ClaimSpec]] = {}
-    for spec in claims:
-        section = next((title for prefix, title in headings.items() if spec.location.startswith(prefix)), "Other")
-        grouped.setdefault(section, []).append(spec)
+    grouped: dict[str, list[ClaimEntry]] = {}
+    for spec in ledger.claims:
+        grouped.setdefault(ledger.section_of(spec), []).append(spec)
     return list(grouped.items())
 
 
-TREE_PICTURE = """\
-if obs.shown.get("entries"):
-    display(views.display_tree(obs.shown["entries"], obs.shown["leaf"]))"""
-REQUESTS_PICTURE = """\
-if obs.traces:
-    for name, trace in obs.traces.items():
-        display(HTML(f"<h4>{name}</h4>"), views.display_requests(trace))"""
-TIMELINE_PICTURE = """\
-if obs.traces:
-    display(views.display_timeline(obs.trace({name!r})))"""
-CORPUS_TABLE = """\
-if obs.traces:
-    from html import escape
-
-    from pinb.chapters.exp16 import corpus_table
-
-    rows = corpus_table(obs.trace("corpus"))
-    body = "".join(
-        f"<tr><td><code>{escape(r['command'])}</code></td><td>{r['tool']}</td><td>{escape(r['destroys'])}</td>"
-        f"<td>{'blocked' if r['run_blocked'] else 'ALLOWED'}</td><td>{'blocked' if r['js_blocked'] else 'allowed'}</td>"
-        f"<td>{escape(r['note'])}</td></tr>"
-        for r in rows
-    )
-    display(HTML("<table border=1 cellpadding=3 style='border-collapse:collapse;text-align:left'>"
-                 "<tr><th>command</th><th>tool</th><th>what it destroys</th><th>this run</th>"
-                 "<th>JavaScript (Node)</th><th>why</th></tr>" + body
-                 + "</table>"))"""
-LADDER_PICTURE = """\
-if obs.shown.get("base"):
-    for rung in ("base", "with_context", "appended", "replaced", "skills"):
-        display(HTML(f"<details><summary>system prompt: {rung}</summary><pre style='white-space:pre-wrap'>"
-                     f"{obs.shown[rung]}</pre></details>"))"""
-
-BOOK_RUN_PICTURE = """\
-if obs.shown.get("book_example"):  # pi: the book's program, run as printed
-    ran = obs.shown["book_example"]
-    print(f"$ {' '.join(ran['command'])}    # Node {ran['node']}, Pi {ran['pi_version']}: exit code {ran['exit_code']}")
-    print(ran["stdout"] + "\\n".join(ran["stderr_head"]))
-elif obs.traces:  # standin: what the Python port printed
-    from pinb.chapters.exp01 import example_lines
-
-    print("\\n".join(example_lines(obs.trace("word-count"))))"""
-
-
-def chapter_01() -> Any:
-    knobs = (
-        'injected_sentence = "Remember: the user prefers short answers."  # what the extension inserts\n'
-        'steer_text = "Also check the logs."  # the steering message queued while a tool runs\n'
-        "tool_ms = 30  # how long the simulated tools sleep\n"
-        'settle_entry = "Check the plan."  # the entry an agent_before_settle handler proposes\n'
-        'compaction_summary = "The user asked two questions."  # the summary of the compaction probe'
-    )
-    knob_names = (
-        "injected_sentence=injected_sentence, steer_text=steer_text, tool_ms=tool_ms, "
-        "settle_entry=settle_entry, compaction_summary=compaction_summary"
-    )
-    headings = {
-        "One turn": "One turn",
-        "Four inputs": "Four inputs, one request",
-        "What is the active branch": "What is the active branch?",
-        "The turn is not the run": "The turn is not the run",
-        "Queued messages": "Queued messages",
-        "Where the context comes from": "Where the context comes from",
-        "The loop, as a drawing": "The loop, as a drawing",
-        "Why this chapter is first": "Why this chapter is first",
-        "What kind of thing": "What kind of thing the loop is",
-        "Replaceability": "Replaceability is not isolation",
-        "The agent core": "The agent core, run with no provider and no terminal",
-        "Representation": "Representation crossing a boundary is not responsibility crossing it",
-        "Where the layer boundary": "Where the layer boundary actually is",
-        "The same test": "The same test on any assembly-to-execution pipeline",
-    }
-    extra = {
-        "pi-01.loop.request-four-inputs": [REQUESTS_PICTURE],
-        "pi-01.inputs.neither-changes-other": [REQUESTS_PICTURE],
-        "pi-01.loop.turn-shape": [TIMELINE_PICTURE.format(name="two-tools")],
-        "pi-01.tree.branches-survive-edits": [TREE_PICTURE],
-        "pi-01.compaction.entries-stay": [TREE_PICTURE],
-        "pi-01.context.skill-descriptions-always": [LADDER_PICTURE],
-        "pi-01.queue.steering-after-turn": [TIMELINE_PICTURE.format(name="steering")],
-        "pi-01.settle.permission-sequence": [TIMELINE_PICTURE.format(name="settle-continue")],
-        "pi-01.example.three-lines": [BOOK_RUN_PICTURE],
-    }
-    intro = (
-        f"# {ch01.TITLE} — the claims, checked\n\n"
-        "Chapter 01 of *Pi Agents*, claim by claim. Each section quotes the chapter, runs an experiment on the "
-        'chosen backend, draws what happened and records whether the sentence held. `backend = "standin"` runs '
-        'pinb\'s Python stand-in of Pi; `backend = "pi"` runs the same scenarios on the real npm packages through '
-        "Node. A claim a backend cannot check is marked UNRUN for that backend, with the reason; reported claims "
-        "(the book reports them, nothing here can run them) are listed with theirs."
-    )
-    widgets_cells = [
-        new_markdown_cell("## Explore\n\nStep through the example's trace, or edit its script and rerun it."),
-        new_code_cell(
-            "from pinb.chapters import scenarios\n\n"
-            "example = await run.run(scenarios.word_count('agent'))\n"
-            "explorer = widgets.record(widgets.TimelineExplorer(example))"
-        ),
-        new_code_cell(
-            "playground = widgets.ScenarioPlayground(scenarios.word_count('agent'))\n"
-            "await playground.rerun()\nwidgets.record(playground)"
-        ),
+def _parameters(knobs: dict[str, tuple[object, str]]) -> str:
+    lines = [
+        f"{name} = {json.dumps(value) if isinstance(value, str) else value!r}  # {what}"
+        for name, (value, what) in knobs.items()
     ]
-    return _notebook(ch01, intro, PARAMETERS.format(knobs=knobs), knob_names, headings, extra, widgets_cells)
+    return PARAMETERS.format(knobs="\n".join(lines))
 
 
-def chapter_16() -> Any:
-    knobs = (
-        'guard_command = "git push --force origin main"  # what the guard tester checks first\n'
-        "tool_ms = 30  # how long the simulated tools sleep\n"
-        "handler_ms = 50  # how long the slow handler sleeps\n"
-        "loop_limit = 6  # the probe's own stop for an unconditional continuation"
-    )
-    knob_names = "tool_ms=tool_ms, handler_ms=handler_ms, loop_limit=loop_limit"
-    headings = {
-        "Opening": "Opening: what a tool_call guard can do",
-        "How events dispatch": "How events dispatch",
-        "The shape of a run": "The shape of a run",
-        "Two boundaries": "Two boundaries",
-        "The events that change behaviour": "The events that change behaviour",
-        "The guard": "The guard",
-    }
-    extra = {
-        "pi-16.guard.not-unconditional": [CORPUS_TABLE],
-        "pi-16.run.sequence-diagram": [TIMELINE_PICTURE.format(name="shape"), REQUESTS_PICTURE],
-        "pi-16.run.tool-calls-concurrent": [TIMELINE_PICTURE.format(name="parallel")],
-        "pi-16.run.continuation-branch": [TIMELINE_PICTURE.format(name="settle-continue")],
-        "pi-16.guard.confirm-with-ui": [TIMELINE_PICTURE.format(name="ui-yes")],
-    }
-    intro = (
-        f"# {ch16.TITLE} — the claims, checked\n\n"
-        "Chapter 16 of *Pi Agents* (the excerpt in its research brief), claim by claim: the dispatch rules, the "
-        "shape of a run, the two settlement boundaries, the events table and the review guard. Each section quotes "
-        "the chapter, runs an experiment on the chosen backend, draws it and records whether the sentence held. "
-        "The guard tester at the end answers for any command you type, with JavaScript's JSON and regex semantics."
-    )
-    widgets_cells = [
-        new_markdown_cell(
-            "## Try the guard\n\nType a command: the book's three patterns decide, on `JSON.stringify(input)` as in "
-            "JavaScript. Run headless, the tester shows its verdict for the `guard_command` parameter."
-        ),
-        new_code_cell("tester = widgets.record(widgets.GuardTester(guard_command))"),
-        new_markdown_cell("## Explore a run\n\nStep through the sequence-diagram run, filtered by source."),
-        new_code_cell(
-            "from pinb.chapters import scenarios\n\n"
-            "shape = await run.run(scenarios.run_shape())\n"
-            "explorer = widgets.record(widgets.TimelineExplorer(shape))"
-        ),
-        new_markdown_cell("Edit the guard scenario's script or handlers and rerun it on the stand-in."),
-        new_code_cell(
-            "guard_scenario = scenarios.app(\n"
-            "    'playground-guard', 'Push my branch.',\n"
-            "    [scenarios.calls(scenarios.call('bash', {'command': guard_command})), scenarios.text('Done.')],\n"
-            "    tools=[scenarios.bash_tool()], extensions=[scenarios.guard_extension()],\n"
-            ")\n"
-            "playground = widgets.ScenarioPlayground(guard_scenario)\n"
-            "await playground.rerun()\nwidgets.record(playground)"
-        ),
-    ]
-    return _notebook(ch16, intro, PARAMETERS.format(knobs=knobs), knob_names, headings, extra, widgets_cells)
-
-
-def _notebook(
-    module: Any,
-    intro: str,
-    parameters_source: str,
-    knob_names: str,
-    headings: dict[str, str],
-    extra: dict[str, list[str]],
-    widgets_cells: list[Any],
-) -> Any:
-    parameters = new_code_cell(parameters_source)
+def chapter_notebook(found: registry.ChapterFolder) -> Any:
+    """The notebook of one chapter, from its ledger and its folder's optional `notebook.py`."""
+    ledger = found.ledger
+    shown = found.module("notebook")
+    knobs: dict[str, tuple[object, str]] = dict(getattr(shown, "KNOBS", {}))
+    pictures: dict[str, list[str]] = dict(getattr(shown, "PICTURES", {}))
+    extra: list[tuple[str, str]] = list(getattr(shown, "EXTRA_CELLS", []))
+    intro = f"# {ledger.title} — the claims, checked" + (f"\n\n{ledger.intro}" if ledger.intro else "")
+    parameters = new_code_cell(_parameters(knobs).rstrip("\n") + "\n")
     parameters.metadata["tags"] = ["parameters"]
+    knob_names = ", ".join(f"{name}={name}" for name in knobs)
     cells = [parameters, new_code_cell(INSTALL), new_markdown_cell(intro)]
-    cells.append(new_code_cell(SETUP.format(chapter=module.CHAPTER_ID, knob_names=knob_names)))
-    for title, specs in _sections(module.CLAIMS, headings):
+    cells.append(new_code_cell(SETUP.format(chapter=ledger.id, knob_names=knob_names)))
+    for title, specs in _sections(ledger):
         cells.append(new_markdown_cell(f"## {title}"))
         for spec in specs:
-            cells.extend(_claim_cells(spec, extra))
-    cells.extend(widgets_cells)
+            cells.extend(_claim_cells(spec, pictures))
+    cells.extend(new_markdown_cell(source) if kind == "markdown" else new_code_cell(source) for kind, source in extra)
     cells.append(new_markdown_cell("## What this run found\n\nEvery claim of the ledger, with its outcome here."))
     cells.append(new_code_cell("run.summary()"))
     notebook = new_notebook(cells=cells)
@@ -282,11 +127,11 @@ def _notebook(
         {
             "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
             "language_info": {"name": "python"},
-            "pinb": {"chapter": module.CHAPTER_ID},
+            "pinb": {"chapter": ledger.id},
         }
     )
     for index, cell in enumerate(notebook.cells):
-        cell["id"] = f"{module.NUMBER}-{index:03d}"
+        cell["id"] = f"{ledger.number}-{index:03d}"
     return notebook
 
 
@@ -297,17 +142,27 @@ def render(notebook: Any) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if a committed notebook is out of date")
+    parser.add_argument("--chapter", action="append", default=[], metavar="ID", help="build only this chapter")
+    parser.add_argument("--root", type=Path, default=ROOT, help="the project the notebook paths are relative to")
     args = parser.parse_args(argv)
+    found = registry.folders()
+    unknown = [chapter_id for chapter_id in args.chapter if chapter_id not in found]
+    if unknown:
+        print(f"unknown chapter(s): {', '.join(unknown)} (known: {', '.join(found)})", file=sys.stderr)
+        return 2
     stale = []
-    for name, build in (("01-chapter.ipynb", chapter_01), ("16-chapter.ipynb", chapter_16)):
-        notebook = build()
+    for chapter_id, chapter in found.items():
+        if args.chapter and chapter_id not in args.chapter:
+            continue
+        notebook = chapter_notebook(chapter)
         nbformat.validate(notebook)
         text = render(notebook)
-        path = HERE / name
+        path = args.root / chapter.ledger.notebook
         if args.check:
             if not path.exists() or path.read_text(encoding="utf-8") != text:
-                stale.append(name)
+                stale.append(chapter.ledger.notebook)
         else:
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
     if stale:
         print("out of date (run python notebooks/build.py):", ", ".join(stale), file=sys.stderr)

@@ -1,27 +1,50 @@
-"""Each layer imports only the layers below it (design.md §1), the rule the book states for Pi's packages."""
+"""Each layer imports only the layers below it (design.md §1), the rule the book states for Pi's packages.
+
+Imports are read from the source: `import` statements anywhere (also inside functions), and the dynamic forms
+`importlib.import_module("pinb…")` and `__import__("pinb…")` (a string, or an f-string, starting with `pinb.`).
+"""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "pinb"
 
-# What each package may import from pinb besides itself and the shared modules.
-ALLOWED: dict[str, set[str]] = {
-    "ai": set(),
-    "agent": {"ai"},
-    "app": {"ai", "agent"},
-    "scenario": {"ai", "agent", "app"},
-    "chapters": {"ai", "agent", "app", "scenario", "kit"},
-    "kit": {"chapters"},
-}
-SHARED = {"errors", "_async", "__init__", "cli"}
+#: The layers from the bottom up; each may import the ones before it.
+ORDER = ("ai", "agent", "app", "scenario", "chapters", "kit")
+#: Leaf modules every layer may import; they import only each other.
+LEAVES = {"errors", "_async", "claims", "__init__"}
+#: The command line sits above every layer.
+TOP = {"cli"}
+
+
+def _dynamic_target(node: ast.Call) -> str | None:
+    """The module an `importlib.import_module(...)` / `__import__(...)` call names, when it names one of pinb's."""
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    if name not in {"import_module", "__import__"} or not node.args:
+        return None
+    first = node.args[0]
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        text = first.value
+    elif isinstance(first, ast.JoinedStr) and first.values and isinstance(first.values[0], ast.Constant):
+        text = str(first.values[0].value)
+    else:
+        return None
+    return text if text.startswith("pinb.") else None
+
+
+def _submodule(name: str) -> str:
+    """`from pinb import X`: X is a module of pinb, or a name of its `__init__`."""
+    return name if (SRC / f"{name}.py").is_file() or (SRC / name / "__init__.py").is_file() else "__init__"
 
 
 def _pinb_imports(path: Path) -> set[str]:
+    """The pinb packages (second name component) the file imports, statically or dynamically."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found: set[str] = set()
     for node in ast.walk(tree):
@@ -29,29 +52,104 @@ def _pinb_imports(path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module]
+            names = (
+                [node.module] if node.module != "pinb" else [f"pinb.{_submodule(alias.name)}" for alias in node.names]
+            )
+        elif isinstance(node, ast.Call):
+            target = _dynamic_target(node)
+            names = [target] if target else []
         for name in names:
             parts = name.split(".")
-            if parts[0] == "pinb" and len(parts) > 1:
+            if parts[0] == "pinb" and len(parts) > 1 and parts[1]:
                 found.add(parts[1])
     return found
 
 
-@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def _allowed(layer: str) -> set[str]:
+    return set(ORDER[: ORDER.index(layer)]) | LEAVES | {layer}
+
+
+@pytest.mark.parametrize("layer", ORDER)
 def test_layer_imports_only_lower_layers(layer: str) -> None:
     offending = []
     for path in sorted((SRC / layer).rglob("*.py")):
-        for imported in _pinb_imports(path) - SHARED - {layer} - ALLOWED[layer]:
+        for imported in _pinb_imports(path) - _allowed(layer):
             offending.append(f"{path.relative_to(SRC)} imports pinb.{imported}")
     assert offending == []
 
 
-def test_kit_uses_only_the_chapter_registry() -> None:
+def test_leaf_modules_import_only_leaves() -> None:
+    offending = []
+    for leaf in sorted(LEAVES):
+        path = SRC / f"{leaf}.py"
+        for imported in _pinb_imports(path) - LEAVES:
+            offending.append(f"{leaf}.py imports pinb.{imported}")
+    assert offending == []
+
+
+def test_every_module_belongs_to_a_layer_a_leaf_or_the_top() -> None:
+    known = set(ORDER) | LEAVES | TOP
+    strays = [p.name for p in SRC.iterdir() if (p.suffix == ".py" and p.stem not in known)]
+    strays += [p.name for p in SRC.iterdir() if p.is_dir() and (p / "__init__.py").exists() and p.name not in known]
+    assert strays == []
+
+
+@pytest.mark.parametrize(
+    ("source", "imported"),
+    [
+        ("import importlib\nimportlib.import_module('pinb.chapters.registry')\n", {"chapters"}),
+        ("from importlib import import_module\nimport_module(f'pinb.kit.{name}')\n", {"kit"}),
+        ("__import__('pinb.scenario.reference')\n", {"scenario"}),
+        ("def f():\n    from pinb.kit.status import x\n", {"kit"}),
+        ("from pinb import claims\n", {"claims"}),
+        ("importlib.import_module(name)\n", set()),
+    ],
+)
+def test_the_checker_reads_every_kind_of_import(tmp_path: Path, source: str, imported: set[str]) -> None:
+    path = tmp_path / "module.py"
+    path.write_text(source, encoding="utf-8")
+    assert _pinb_imports(path) == imported
+
+
+def test_an_upward_edge_in_either_direction_would_fail() -> None:
+    assert "chapters" not in _allowed("scenario") and "kit" not in _allowed("chapters")
+    assert "chapters" in _allowed("kit")
+
+
+def test_kit_uses_only_the_chapter_registry_and_the_book() -> None:
     for path in sorted((SRC / "kit").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pinb.chapters"):
-                assert node.module == "pinb.chapters.registry", f"{path.name} imports {node.module}"
+                assert node.module in {"pinb.chapters.registry", "pinb.chapters.book"}, f"{path.name}: {node.module}"
+
+
+#: How a chapter is named in text: "chapter 16", "ch01", a claim id `pi-16.…`, a chapter id `pi-01-chapter`.
+CHAPTER_NAME = re.compile(r"\bchapter[ -]?\d+|\bch\d\d\b|\bpi-\d\d[.-]", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("layer", ["ai", "agent", "app", "scenario"])
+def test_the_shared_layers_name_no_chapter(layer: str) -> None:
+    named = [
+        f"{path.relative_to(SRC)}:{number}: {line.strip()[:80]}"
+        for path in sorted((SRC / layer).rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if CHAPTER_NAME.search(line)
+    ]
+    assert named == []
+
+
+def test_a_chapter_folder_imports_no_other_chapter() -> None:
+    chapters = SRC / "chapters"
+    folders = {p.name for p in chapters.iterdir() if (p / "ledger.yaml").is_file()}
+    offending = []
+    for name in sorted(folders):
+        for path in sorted((chapters / name).rglob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            for other in folders - {name}:
+                if re.search(rf"pinb\.chapters\.{other}\b|from pinb\.chapters import [^\n]*\b{other}\b", text):
+                    offending.append(f"{path.relative_to(SRC)} uses chapter folder {other}")
+    assert offending == []
 
 
 def test_only_execute_imports_papermill_and_nbclient() -> None:

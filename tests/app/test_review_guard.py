@@ -12,8 +12,8 @@ from app_harness import Recorder, bash_tool, make_session, traced_factory
 from pinb.ai import message_text
 from pinb.ai.faux import faux_assistant_message, faux_tool_call
 from pinb.app.extensions import ExtensionAPI
-from pinb.app.guard import BOOK_PATTERNS
 from pinb.app.ui import ScriptedUI
+from pinb.chapters.ch16.guard import BOOK_PATTERNS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 from review_guard import CONFIRM_TITLE, DENIED_REASON, js_slice, review_guard

@@ -4,21 +4,31 @@ from pathlib import Path
 
 import pytest
 
+from pinb.chapters import registry
+from pinb.chapters.book import BOOK_ENV, chapter_text
+
 REPO = Path(__file__).resolve().parents[2]
-BOOK = REPO / ".." / "shared" / "book"
+BOOK = (REPO / ".." / "shared" / "book").resolve()
 
 
-def _excerpt(brief: str) -> str:
-    section = brief.split("== 2. Chapter text ==", 1)[1]
-    return section.split("[... end of excerpt", 1)[0]
+@pytest.fixture
+def book(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The book directory beside the checkout (skips when it is absent), named through `PINB_BOOK`."""
+    if not BOOK.is_dir():
+        pytest.skip("the book texts (../shared/book) are not next to this checkout")
+    monkeypatch.setenv(BOOK_ENV, str(BOOK))
+    return BOOK
 
 
 @pytest.fixture(scope="session")
-def book_texts() -> dict[str, list[str]]:
-    """Chapter id -> the texts its quotes may come from (skips when the book folder is absent)."""
+def book_texts() -> dict[str, str]:
+    """Chapter id -> the text its quotes come from (skips when the book folder is absent)."""
     if not BOOK.is_dir():
         pytest.skip("the book texts (../shared/book) are not next to this checkout")
-    ch01 = (BOOK / "ch01-the-loop-you-are-writing-for.txt").read_text(encoding="utf-8")
-    brief01 = (BOOK / "brief-pi-01-chapter.txt").read_text(encoding="utf-8")
-    brief16 = (BOOK / "brief-pi-16-chapter.txt").read_text(encoding="utf-8")
-    return {"pi-01-chapter": [ch01, _excerpt(brief01)], "pi-16-chapter": [_excerpt(brief16)]}
+    mp = pytest.MonkeyPatch()
+    mp.setenv(BOOK_ENV, str(BOOK))
+    try:
+        texts = {cid: chapter_text(found.ledger) for cid, found in registry.folders().items()}
+    finally:
+        mp.undo()
+    return {cid: text.text for cid, text in texts.items() if text is not None}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pinb.chapters import exp01
+from pinb.chapters.ch01 import experiments as exp01
 from pinb.chapters.experiments import BookExampleExperiment, ChapterRun, experiment_for, unrun_reason
 from pinb.chapters.registry import claim_spec
 from pinb.errors import ReferenceError_
@@ -77,10 +77,11 @@ def test_the_example_claims_run_the_program_on_pi_and_the_port_on_the_stand_in()
     assert unrun_reason(claim_spec("pi-01.example.three-lines"), "standin", None) is None
 
 
-async def test_pi_backend_judges_one_run_of_the_program_and_saves_it(monkeypatch, tmp_path: Path) -> None:
+async def test_pi_backend_judges_one_run_of_the_program_and_saves_it(monkeypatch, tmp_path: Path, book: Path) -> None:
     calls: list[tuple[str, str]] = []
 
-    def fake_run(name: str, version: str) -> BookExampleRun:
+    def fake_run(name: str, version: str, program: str) -> BookExampleRun:
+        assert program.startswith("import { Agent") and program.rstrip().endswith("fox'?\");")
         calls.append((name, version))
         return _recorded(version)
 
@@ -102,8 +103,8 @@ async def test_pi_backend_judges_one_run_of_the_program_and_saves_it(monkeypatch
     assert run.observations["pi-01.example.three-lines"].shown["book_example"]["exit_code"] == 1
 
 
-async def test_a_missing_install_is_an_error_never_a_holds(monkeypatch) -> None:
-    def missing(name: str, version: str) -> BookExampleRun:
+async def test_a_missing_install_is_an_error_never_a_holds(monkeypatch, book: Path) -> None:
+    def missing(name: str, version: str, program: str) -> BookExampleRun:
         raise ReferenceError_(f"Pi {version} is not installed")
 
     monkeypatch.setattr(reference, "run_book_example", missing)
@@ -123,3 +124,10 @@ async def test_stand_in_evidence_says_it_is_the_port_not_the_books_program() -> 
 @pytest.mark.parametrize("version", ["1.0.3", "1.6.0"])
 def test_recorded_runs_exist_for_both_versions(version: str) -> None:
     assert _recorded(version).pi_version == version
+
+
+async def test_without_the_chapter_text_the_program_claims_stay_unrun(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PINB_BOOK", str(tmp_path / "no-book-here"))
+    monkeypatch.setattr(reference, "run_book_example", lambda *args: pytest.fail("nothing to run"))
+    observation = await ChapterRun("pi-01-chapter", "pi", "1.6.0").check("pi-01.example.three-lines", show=False)
+    assert observation.unrun and "chapter text not available" in observation.unrun

@@ -1,72 +1,100 @@
+"""Every chapter's ledger: well-formed, quoted from its text, and validated with errors that name file and claim."""
+
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+import yaml
 
-from pinb.chapters import ch01, ch16
-from pinb.chapters._claimspec import ClaimSpec
-from pinb.chapters.registry import claim_spec, claim_specs
+from pinb.chapters import registry
+from pinb.chapters.book import missing_quotes
+from pinb.chapters.ledger import ClaimEntry, LedgerError, load_ledger, parse_ledger
 
-MODULES = [ch01, ch16]
-ALL = [spec for module in MODULES for spec in module.CLAIMS]
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.split())
+FOLDERS = registry.folders()
+ALL = [(cid, spec) for cid, found in FOLDERS.items() for spec in found.ledger.claims]
 
 
 def test_claim_ids_are_unique_and_prefixed() -> None:
-    ids = [spec.id for spec in ALL]
+    ids = [spec.id for _, spec in ALL]
     assert len(ids) == len(set(ids))
-    for module in MODULES:
-        for spec in module.CLAIMS:
-            assert spec.id.startswith(f"pi-{module.NUMBER}.")
+    for found in FOLDERS.values():
+        assert all(spec.id.startswith(found.ledger.claim_prefix) for spec in found.ledger.claims)
 
 
-@pytest.mark.parametrize("spec", ALL, ids=lambda s: s.id)
-def test_claim_is_well_formed(spec: ClaimSpec) -> None:
-    assert spec.quote.strip() and spec.location.strip()
+@pytest.mark.parametrize(("chapter", "spec"), ALL, ids=[spec.id for _, spec in ALL])
+def test_claim_is_well_formed(chapter: str, spec: ClaimEntry) -> None:
     if spec.kind == "reported":
-        assert spec.reason and spec.backends == ()
+        assert spec.reason and spec.backends == () and spec.experiment is None
     else:
         assert spec.backends and set(spec.backends) <= {"standin", "pi"}
         assert spec.layer in {"agent", "app", "package"}
+        assert spec.experiment in registry.experiments(chapter), spec.experiment
 
 
-@pytest.mark.parametrize("spec", ALL, ids=lambda s: s.id)
-def test_quote_appears_in_the_chapter_text(spec: ClaimSpec, book_texts: dict[str, list[str]]) -> None:
-    chapter = spec.id.split(".")[0] + "-chapter"
-    texts = [_norm(text) for text in book_texts[chapter]]
-    assert any(_norm(spec.quote) in text for text in texts), spec.quote
-
-
-def test_issue_minimum_set_is_covered() -> None:
-    ids = {spec.id for spec in ALL}
-    for needed in [
-        "pi-01.loop.turn-shape",
-        "pi-01.loop.continuation-test",
-        "pi-01.inputs.branch-injection",
-        "pi-01.inputs.tool-registration",
-        "pi-01.inputs.neither-changes-other",
-        "pi-01.compaction.entries-stay",
-        "pi-01.queue.abort-keeps-queued",
-        "pi-01.packages.core-no-tui",
-        "pi-01.packages.core-size",
-        "pi-01.example.three-lines",
-        "pi-01.seam.prepare-request-throw-stops",
-        "pi-01.seam.before-tool-call-mutation",
-        "pi-01.seam.before-agent-start-text-not-builder",
-        "pi-16.guard.blocks-force-push",
-        "pi-16.guard.not-unconditional",
-        "pi-16.run.sequence-diagram",
-        "pi-16.guard.confirm-with-ui",
-    ]:
-        assert needed in ids
-    forks = [spec for spec in ch01.CLAIMS if spec.id.startswith("pi-01.fork.")]
-    assert len(forks) == 3 and all(spec.kind == "reported" for spec in forks)
+@pytest.mark.parametrize("chapter", list(FOLDERS))
+def test_quotes_appear_in_the_chapter_text(chapter: str, book_texts: dict[str, str]) -> None:
+    assert missing_quotes(FOLDERS[chapter].ledger, book_texts[chapter]) == []
 
 
 def test_lookup_helpers() -> None:
-    assert claim_spec("pi-16.guard.blocks-force-push").layer == "app"
-    assert claim_specs("pi-01-chapter") is ch01.CLAIMS
+    assert registry.claim_spec("pi-16.guard.blocks-force-push").layer == "app"
+    assert registry.claim_specs("pi-01-chapter") is FOLDERS["pi-01-chapter"].ledger.claims
     with pytest.raises(KeyError):
-        claim_spec("pi-99.nothing")
+        registry.claim_spec("pi-99.nothing")
+
+
+def _raw(chapter: str) -> dict:
+    return yaml.safe_load((FOLDERS[chapter].folder / "ledger.yaml").read_text(encoding="utf-8"))
+
+
+def test_a_wrong_claim_is_named_with_its_file() -> None:
+    raw = _raw("pi-16-chapter")
+    raw["claims"][1].pop("experiment")
+    with pytest.raises(LedgerError) as caught:
+        parse_ledger(raw, "ch16/ledger.yaml")
+    message = str(caught.value)
+    assert message.startswith(f"ch16/ledger.yaml: claim {raw['claims'][1]['id']}")
+    assert "names the experiment" in message and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (lambda c: c.update(kind="reported"), "needs the reason"),
+        (lambda c: c.update(backends=["node"]), "backends"),
+        (lambda c: c.update(id="Not An Id"), "invalid claim id"),
+        (lambda c: c.update(colour="red"), "colour"),
+        (lambda c: c.update(quote=""), "quote"),
+    ],
+)
+def test_ledger_mistakes_are_one_line_errors(change, expected: str) -> None:
+    raw = _raw("pi-01-chapter")
+    change(raw["claims"][0])
+    with pytest.raises(LedgerError) as caught:
+        parse_ledger(raw, "ledger.yaml")
+    assert expected in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_claim_of_another_chapter_and_a_duplicate_are_refused() -> None:
+    raw = _raw("pi-01-chapter")
+    raw["claims"].append(dict(raw["claims"][0], id="pi-16.elsewhere.x"))
+    with pytest.raises(LedgerError, match=r"start with 'pi-01\.'"):
+        parse_ledger(raw, "ledger.yaml")
+    raw["claims"][-1] = dict(raw["claims"][0])
+    with pytest.raises(LedgerError, match="listed twice"):
+        parse_ledger(raw, "ledger.yaml")
+
+
+def test_a_file_that_is_not_yaml_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.yaml"
+    path.write_text("id: x\nclaims: [\n", encoding="utf-8")
+    with pytest.raises(LedgerError, match=r"ledger.yaml: line \d+ is not valid YAML"):
+        load_ledger(path)
+
+
+def test_quotes_may_be_a_list_of_passages() -> None:
+    raw = _raw("pi-16-chapter")
+    raw["claims"][1]["quote"] = ["First passage.", "Second passage."]
+    claim = parse_ledger(raw, "ledger.yaml").claims[1]
+    assert claim.quotes == ("First passage.", "Second passage.") and claim.text == "First passage. … Second passage."

@@ -5,8 +5,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from pinb.chapters import exp01, exp16
-from pinb.chapters.exp16 import diagram_violations
+from pinb.chapters import common
+from pinb.chapters.ch01 import experiments as exp01
+from pinb.chapters.ch16 import experiments as exp16
+from pinb.chapters.ch16.experiments import diagram_violations
 
 from .traces import guard_trace, parallel_tools_trace, word_count_trace
 
@@ -80,9 +82,9 @@ def test_concurrency_judge_needs_overlap() -> None:
     assert not exp16.judge_concurrent({"parallel": sequential, "settle-continue": settle}).holds
     assert exp16.judge_continuation_branch({"settle-continue": settle}).holds
     assert exp16.judge_settle_after_exhausted({"settle-continue": settle}).holds
-    assert exp01.judge_settled_final({"settle-continue": settle}).holds
+    assert common.judge_settled_final({"settle-continue": settle}).holds
     late = [*settle, {"seq": 10, "source": "model", "type": "request", "n": 3}]
-    assert not exp01.judge_settled_final({"settle-continue": late}).holds
+    assert not common.judge_settled_final({"settle-continue": late}).holds
 
 
 def test_sequence_diagram_violations() -> None:
@@ -117,7 +119,7 @@ def _standin_traces(experiment: object) -> dict[str, list[dict[str, Any]]]:
 
 
 def test_continuation_explicit_needs_the_model_to_have_said_stop() -> None:
-    traces = _standin_traces(exp01.EXPERIMENTS["pi-01.loop.continuation-explicit"])
+    traces = _standin_traces(exp01.EXPERIMENTS["loop.continuation-explicit"])
     finding = exp01.judge_continuation_explicit(traces)
     assert finding.holds, finding.evidence
     asked = copy.deepcopy(traces)
@@ -128,14 +130,14 @@ def test_continuation_explicit_needs_the_model_to_have_said_stop() -> None:
 
 
 def test_unsubscribe_needs_the_registration_to_have_run_first() -> None:
-    traces = _standin_traces(exp16.EXPERIMENTS["pi-16.dispatch.on-returns-unsubscribe"])
+    traces = _standin_traces(exp16.EXPERIMENTS["dispatch.on-returns-unsubscribe"])
     assert exp16.judge_on_returns_unsubscribe(traces).holds
     never = {"unsubscribe": [ln for ln in traces["unsubscribe"] if ln.get("handler") != "target"]}
     assert not exp16.judge_on_returns_unsubscribe(never).holds
 
 
 def test_follow_up_must_reach_the_model_before_settling() -> None:
-    traces = _standin_traces(exp01.EXPERIMENTS["pi-01.queue.follow-up-after-pending-work"])
+    traces = _standin_traces(exp01.EXPERIMENTS["queue.follow-up-after-pending-work"])
     finding = exp01.judge_follow_up(traces)
     assert finding.holds, finding.evidence
     unasked = [ln for ln in traces["follow-up-app"] if not (ln["source"] == "model" and ln["type"] == "request")]
@@ -151,7 +153,7 @@ def test_core_runs_alone_needs_the_trace_to_say_its_layer() -> None:
 
 
 def test_turn_end_actionable_is_about_agent_before_settle_too() -> None:
-    traces = _standin_traces(exp16.EXPERIMENTS["pi-16.settle.turn-end-actionable"])
+    traces = _standin_traces(exp16.EXPERIMENTS["settle.turn-end-actionable"])
     assert set(traces) == {"turn-end", "settle-continue"}
     assert exp16.judge_both_boundaries_actionable(traces, {}).holds
     ignored = copy.deepcopy(traces)

@@ -7,17 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from pinb.chapters import ch01, ch16
+from pinb.chapters import registry
+from pinb.chapters.ledger import Ledger
 from pinb.kit.notebook import inspect_notebook
 
 REPO = Path(__file__).resolve().parents[2]
-NOTEBOOKS = {ch01: REPO / ch01.NOTEBOOK, ch16: REPO / ch16.NOTEBOOK}
+LEDGERS = [found.ledger for found in registry.folders().values()]
 CLAIM_MIME = "application/vnd.pinb.claim+json"
 
 
-@pytest.mark.parametrize("module", [ch01, ch16], ids=lambda m: m.CHAPTER_ID)
-def test_notebook_committed_without_outputs_with_a_parameters_cell(module) -> None:
-    path = NOTEBOOKS[module]
+@pytest.mark.parametrize("ledger", LEDGERS, ids=lambda ledger: ledger.id)
+def test_notebook_committed_without_outputs_with_a_parameters_cell(ledger: Ledger) -> None:
+    path = REPO / ledger.notebook
     nb = json.loads(path.read_text(encoding="utf-8"))
     code = [cell for cell in nb["cells"] if cell["cell_type"] == "code"]
     assert all(cell["outputs"] == [] and cell["execution_count"] is None for cell in code)
@@ -25,7 +26,7 @@ def test_notebook_committed_without_outputs_with_a_parameters_cell(module) -> No
     names = inspect_notebook(path).parameter_names
     assert {"backend", "pi_version", "pinb_pip_spec", "artifacts_dir"} <= set(names)
     sources = "".join("".join(cell["source"]) for cell in code)
-    for spec in module.CLAIMS:
+    for spec in ledger.claims:
         assert f"await run.check({spec.id!r})" in sources, spec.id
 
 
@@ -50,14 +51,14 @@ def _execute(path: Path, tmp_path: Path, **parameters: object) -> list[dict]:
 
 
 @pytest.mark.kernel
-@pytest.mark.parametrize("module", [ch01, ch16], ids=lambda m: m.CHAPTER_ID)
-def test_notebook_runs_headless_on_the_standin(module, tmp_path: Path) -> None:
-    outcomes = _execute(NOTEBOOKS[module], tmp_path, backend="standin", artifacts_dir=str(tmp_path / "artifacts"))
+@pytest.mark.parametrize("ledger", LEDGERS, ids=lambda ledger: ledger.id)
+def test_notebook_runs_headless_on_the_standin(ledger: Ledger, tmp_path: Path) -> None:
+    outcomes = _execute(REPO / ledger.notebook, tmp_path, backend="standin", artifacts_dir=str(tmp_path / "artifacts"))
     checked = {o["claim_id"] for o in outcomes if o["outcome"] != "skipped"}
     skipped = {o["claim_id"]: o["evidence"] for o in outcomes if o["outcome"] == "skipped"}
-    runnable = {s.id for s in module.CLAIMS if s.kind == "runnable" and "standin" in s.backends}
+    runnable = {s.id for s in ledger.claims if s.kind == "runnable" and "standin" in s.backends}
     assert checked == runnable
     # Every claim the stand-in does not check is recorded as skipped, with its reason.
-    assert set(skipped) == {s.id for s in module.CLAIMS} - checked and all(skipped.values())
+    assert set(skipped) == {s.id for s in ledger.claims} - checked and all(skipped.values())
     assert all(o["backend"] == "standin" and o["outcome"] != "error" for o in outcomes), outcomes
     assert any((tmp_path / "artifacts").glob("*.jsonl"))

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from pinb.app.extensions.runner import ExtensionRunner
-from pinb.chapters import probes
+from pinb.chapters.ch16 import probes
 from pinb.chapters.experiments import ProbeExperiment, experiment_for
 
 

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from pinb.chapters import widgets
+from pinb.chapters.ch16 import widgets as guard_widgets
 
 from .traces import guard_trace, word_count_trace
 
@@ -21,20 +22,20 @@ from .traces import guard_trace, word_count_trace
     ],
 )
 def test_guard_html_and_text(command: str, tool: str, blocked: bool, pattern_part: str | None) -> None:
-    html = widgets.guard_html(command, tool)
+    html = guard_widgets.guard_html(command, tool)
     assert f"data-blocked='{str(blocked).lower()}'" in html
-    text = widgets.guard_text(command, tool)
+    text = guard_widgets.guard_text(command, tool)
     assert ("-> blocked" in text) == blocked
     if pattern_part:
         assert pattern_part in html
 
 
 def test_guard_with_ui_asks() -> None:
-    assert ">asks<" in widgets.guard_html("git push -f", has_ui=True)
+    assert ">asks<" in guard_widgets.guard_html("git push -f", has_ui=True)
 
 
 def test_guard_tester_widget_updates() -> None:
-    tester = widgets.GuardTester("git status")
+    tester = guard_widgets.GuardTester("git status")
     assert "no pattern matched" in tester.result.value
     tester.command.value = "git clean -fdx"
     assert "blocked" in tester.result.value and "clean" in tester.result.value

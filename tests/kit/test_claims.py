@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from pinb import claims
 from pinb.errors import UsageError
-from pinb.kit import claims
 from pinb.kit.claims import CLAIM_MIME, Chapter, Claim, ClaimOutcome, check, checking, mime_bundle, skip
 
 

@@ -33,11 +33,18 @@ def test_git_commit_and_dirty_flag(tmp_path: Path) -> None:
     assert environment.git_state(tmp_path) == (commit, True)
 
 
+def _use_bridge(monkeypatch: pytest.MonkeyPatch, fake: types.ModuleType) -> None:
+    import pinb.scenario
+
+    monkeypatch.setitem(sys.modules, "pinb.scenario.reference", fake)
+    monkeypatch.setattr(pinb.scenario, "reference", fake, raising=False)
+
+
 def test_pi_runs_ask_the_reference_bridge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fake = types.ModuleType("pinb.scenario.reference")
     fake.node_version = lambda: "v22.19.0"  # type: ignore[attr-defined]
     fake.resolved_versions = lambda version: {"@earendil-works/pi-agent-core": version}  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "pinb.scenario.reference", fake)
+    _use_bridge(monkeypatch, fake)
     env = environment.collect(tmp_path, "pi@1.0.3", "python3")
     assert (env.node, env.pi_packages, env.notes) == ("v22.19.0", {"@earendil-works/pi-agent-core": "1.0.3"}, ())
     assert environment.collect(tmp_path, "standin", "python3").node is None
@@ -51,7 +58,7 @@ def test_a_broken_bridge_is_a_note_not_a_crash(tmp_path: Path, monkeypatch: pyte
 
     fake.node_version = lambda: "v22.19.0"  # type: ignore[attr-defined]
     fake.resolved_versions = missing  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "pinb.scenario.reference", fake)
+    _use_bridge(monkeypatch, fake)
     env = environment.collect(tmp_path, "pi@1.6.0", "python3")
     assert env.pi_packages == {}
     assert env.notes == ("Pi package versions unknown: Pi 1.6.0 is not installed; run pinb reference install 1.6.0",)

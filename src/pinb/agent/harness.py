@@ -147,7 +147,7 @@ def _describe_message(message: Any, final: bool) -> str:
 
 
 def word_count_tool(*, execution_mode: ToolExecutionMode | None = None) -> AgentTool:
-    """Chapter 01's tool: counts ``text``'s whitespace-separated words; details ``{"words": n}``."""
+    """A word-count tool: counts ``text``'s whitespace-separated words; details ``{"words": n}``."""
 
     def execute(tool_call_id: str, params: Any, signal: AbortSignal | None, on_update: Any) -> AgentToolResult:
         n = len(params["text"].split())

@@ -1,4 +1,4 @@
-"""A model request seen as chapter 01's four inputs: system prompt, active branch, tools, model settings.
+"""A model request seen as its four inputs: system prompt, active branch, tools, model settings.
 
 ``request_inputs(...)`` assembles them the way Pi 1.6.0 does for the next request:
 

@@ -3,7 +3,7 @@
 An `Experiment` is either a set of scenarios (data, run unchanged on the stand-in and on real Pi) plus a pure
 judge over their traces, or a direct probe of the stand-in's Python API for claims no scenario can express.
 `ChapterRun` is what a notebook holds: it knows the backend, skips (and says why) what that backend cannot
-check, records each outcome through `pinb.kit.claims`, and keeps the traces for the pictures.
+check, records each outcome through `pinb.claims`, and keeps the traces for the pictures.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from pinb.chapters import views
-from pinb.chapters._claimspec import ClaimSpec
 from pinb.chapters.backends import backend_label, run_scenario, supports_layer
-from pinb.chapters.registry import claim_spec, claim_specs
+from pinb.chapters.ledger import ClaimEntry
+from pinb.chapters.registry import claim_spec, claim_specs, experiment_for
 
 Trace = list[dict[str, Any]]
 Params = Mapping[str, Any]
@@ -56,6 +56,8 @@ class PackageExperiment:
     """A judge over the published packages' facts (pi backend). Returns None when its fact is not available."""
 
     judge: Callable[[Any], Finding | None]
+    load: Callable[[str], tuple[Any, str]]
+    """`load(pi_version)` → (the facts, or None and why they cannot be had); called once per notebook."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,9 @@ class BookExampleExperiment:
     """
 
     example: str
-    """The name of the program in `pinb.scenario.reference.BOOK_EXAMPLES`."""
+    """The program's name (its file is `<example>.ts`; its recorded runs are named after it)."""
+    program: Callable[[], str | None]
+    """The program's source as the book prints it (taken from the chapter text); None when that is unavailable."""
     judge: Callable[[Any], Finding]
     """`judge(run)` over a `pinb.scenario.reference.BookExampleRun`."""
     standin: ScenarioExperiment | None = None
@@ -92,19 +96,7 @@ class Observation:
         return self.traces[name] if name is not None else next(iter(self.traces.values()))
 
 
-def _registry() -> dict[str, Experiment]:
-    from pinb.chapters import exp01, exp16, packages, probes
-
-    found: dict[str, Experiment] = {**exp01.EXPERIMENTS, **exp16.EXPERIMENTS, **probes.EXPERIMENTS}
-    found.update({claim_id: PackageExperiment(judge) for claim_id, judge in packages.JUDGES.items()})
-    return found
-
-
-def experiment_for(claim_id: str) -> Experiment | None:
-    return _registry().get(claim_id)
-
-
-def unrun_reason(spec: ClaimSpec, backend: str, pi_version: str | None) -> str | None:
+def unrun_reason(spec: ClaimEntry, backend: str, pi_version: str | None) -> str | None:
     """Why `spec` cannot be checked on this backend, or None when it can."""
     if spec.kind == "reported":
         return f"reported, not run: {spec.reason}"
@@ -135,7 +127,7 @@ class ChapterRun:
         knobs: Params | None = None,
         artifacts_dir: str | None = None,
     ) -> None:
-        from pinb.kit.claims import use_backend
+        from pinb.claims import use_backend
 
         self.chapter_id = chapter_id
         self.backend = backend
@@ -145,7 +137,7 @@ class ChapterRun:
         self.knobs: dict[str, Any] = dict(knobs or {})
         self.observations: dict[str, Observation] = {}
         self._cache: dict[str, Trace] = {}
-        self._facts: tuple[Any, str] | None = None
+        self._facts: dict[Callable[[str], tuple[Any, str]], tuple[Any, str]] = {}
         self._book_runs: dict[str, Any] = {}
         #: Where each scenario's trace is written as `<scenario id>.jsonl` (the run record's artifacts), if set.
         self.artifacts_dir = Path(artifacts_dir) if artifacts_dir else None
@@ -172,7 +164,7 @@ class ChapterRun:
 
     async def check(self, claim_id: str, show: bool = True) -> Observation:
         """Run the claim's experiment and record its outcome; or say why it stays UNRUN on this backend."""
-        from pinb.kit.claims import checking
+        from pinb.claims import checking
 
         spec = claim_spec(claim_id)
         observation = Observation(claim_id, self.label)
@@ -205,20 +197,19 @@ class ChapterRun:
 
     def _unrun(self, observation: Observation, reason: str) -> Observation:
         """Record, with its reason, that this backend cannot check the claim: it stays UNRUN here."""
-        from pinb.kit.claims import skip
+        from pinb.claims import skip
 
         observation.unrun = reason
         skip(observation.claim_id, reason, backend=self.label)
         return observation
 
     def _check_package(self, observation: Observation, experiment: PackageExperiment) -> Observation:
-        from pinb.chapters.packages import load_facts
-        from pinb.kit.claims import checking
+        from pinb.claims import checking
 
-        if self._facts is None:
+        if experiment.load not in self._facts:
             assert self.pi_version is not None
-            self._facts = load_facts(self.pi_version)
-        facts, why = self._facts
+            self._facts[experiment.load] = experiment.load(self.pi_version)
+        facts, why = self._facts[experiment.load]
         if facts is None:
             return self._unrun(observation, why)
         finding = experiment.judge(facts)
@@ -233,14 +224,19 @@ class ChapterRun:
         """Run the book's program (once per notebook) on this Pi version and judge the run."""
         import asyncio
 
-        from pinb.kit.claims import checking
+        from pinb.chapters.book import TEXT_UNAVAILABLE
+        from pinb.claims import checking
         from pinb.scenario import reference
 
+        if experiment.example not in self._book_runs and experiment.program() is None:
+            return self._unrun(observation, f"{TEXT_UNAVAILABLE}; the book's program is read from it")
         with checking(observation.claim_id, backend=self.label) as check:
             run = self._book_runs.get(experiment.example)
             if run is None:
                 assert self.pi_version is not None
-                run = await asyncio.to_thread(reference.run_book_example, experiment.example, self.pi_version)
+                program = experiment.program()
+                assert program is not None
+                run = await asyncio.to_thread(reference.run_book_example, experiment.example, self.pi_version, program)
                 self._book_runs[experiment.example] = run
                 if self.artifacts_dir is not None:
                     self.artifacts_dir.mkdir(parents=True, exist_ok=True)

@@ -1,59 +1,133 @@
-"""The chapters pinb knows, with their claim ledgers: the one entry point the kit discovers chapters through."""
+"""The chapters pinb knows, discovered: every folder of `pinb.chapters` that holds a `ledger.yaml` is a chapter.
+
+Nothing lists the chapters. A chapter's folder holds its ledger (data), its `experiments.py` (the `EXPERIMENTS`
+its ledger names), and optionally `notebook.py` (the knobs, pictures and widgets its notebook shows). Folders
+outside the package join through `PINB_CHAPTERS` (folders separated like `PATH`), which is how a chapter being
+written, or a test's sample chapter, is found without touching the package.
+"""
 
 from __future__ import annotations
 
+import importlib
+import os
+from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from types import ModuleType
+from typing import Any
 
-from pinb.chapters import ch01, ch16
-from pinb.chapters._claimspec import ClaimSpec
-from pinb.kit.claims import Chapter, Claim
+import pinb.chapters as _package
+from pinb.chapters.ledger import LEDGER_FILE, ClaimEntry, Ledger, LedgerError, load_ledger
+from pinb.claims import Chapter
 
-_MODULES: tuple[ModuleType, ...] = (ch01, ch16)
-
-
-def _to_claim(chapter_id: str, spec: ClaimSpec) -> Claim:
-    return Claim(
-        id=spec.id,
-        chapter=chapter_id,
-        quote=spec.quote,
-        location=spec.location,
-        kind=spec.kind,
-        reason=spec.reason,
-        backends=spec.backends,
-    )
+#: Extra folders whose chapter subfolders are discovered too (`os.pathsep`-separated).
+CHAPTERS_ENV = "PINB_CHAPTERS"
 
 
-def claim_specs(chapter_id: str) -> tuple[ClaimSpec, ...]:
-    """The chapter's claims as written in its module (with the layer each experiment needs)."""
-    for module in _MODULES:
-        if chapter_id == module.CHAPTER_ID:
-            return module.CLAIMS
-    raise KeyError(chapter_id)
+@dataclass(frozen=True)
+class ChapterFolder:
+    """One discovered chapter: its folder, its Python package name and its validated ledger."""
+
+    folder: Path
+    package: str
+    ledger: Ledger
+
+    @property
+    def id(self) -> str:
+        return self.ledger.id
+
+    def module(self, name: str) -> ModuleType | None:
+        """The chapter's own module `name` (e.g. `experiments`), or None when the folder has none."""
+        if not (self.folder / f"{name}.py").is_file():
+            return None
+        return importlib.import_module(f"{self.package}.{name}")
 
 
-def claim_spec(claim_id: str) -> ClaimSpec:
-    for module in _MODULES:
-        for spec in module.CLAIMS:
-            if spec.id == claim_id:
-                return spec
-    raise KeyError(claim_id)
+def _extend_search_path() -> None:
+    for folder in os.environ.get(CHAPTERS_ENV, "").split(os.pathsep):
+        if folder and folder not in _package.__path__:
+            _package.__path__.append(folder)
+
+
+def _discover() -> list[ChapterFolder]:
+    _extend_search_path()
+    found: dict[str, ChapterFolder] = {}
+    for base in list(_package.__path__):
+        for child in sorted(Path(base).iterdir()) if Path(base).is_dir() else ():
+            if not (child / LEDGER_FILE).is_file() or not child.name.isidentifier():
+                continue
+            ledger = load_ledger(child / LEDGER_FILE)
+            if ledger.id in found:
+                raise LedgerError(f"{child / LEDGER_FILE}: chapter {ledger.id} is also in {found[ledger.id].folder}")
+            found[ledger.id] = ChapterFolder(child, f"{_package.__name__}.{child.name}", ledger)
+    return sorted(found.values(), key=lambda f: (f.ledger.number.zfill(4), f.ledger.id))
 
 
 @cache
+def folders() -> dict[str, ChapterFolder]:
+    """Every chapter folder by chapter id, in book order."""
+    return {folder.id: folder for folder in _discover()}
+
+
+def folder(chapter_id: str) -> ChapterFolder:
+    try:
+        return folders()[chapter_id]
+    except KeyError:
+        raise KeyError(chapter_id) from None
+
+
 def chapters() -> dict[str, Chapter]:
-    """Every chapter by id, in book order."""
-    return {
-        module.CHAPTER_ID: Chapter(
-            id=module.CHAPTER_ID,
-            number=module.NUMBER,
-            title=module.TITLE,
-            notebook=module.NOTEBOOK,
-            text_fingerprint=module.TEXT_FINGERPRINT,
-            claims=tuple(_to_claim(module.CHAPTER_ID, spec) for spec in module.CLAIMS),
-        )
-        for module in _MODULES
-    }
+    """Every chapter as the kit reads it, in book order."""
+    return {chapter_id: found.ledger.to_chapter() for chapter_id, found in folders().items()}
 
 
-__all__ = ["Chapter", "chapters", "claim_spec", "claim_specs"]
+def claim_specs(chapter_id: str) -> tuple[ClaimEntry, ...]:
+    """The chapter's claims as its ledger states them."""
+    return folder(chapter_id).ledger.claims
+
+
+def chapter_of(claim_id: str) -> ChapterFolder:
+    for found in folders().values():
+        if claim_id.startswith(found.ledger.claim_prefix) and found.ledger.claim(claim_id) is not None:
+            return found
+    raise KeyError(claim_id)
+
+
+def claim_spec(claim_id: str) -> ClaimEntry:
+    entry = chapter_of(claim_id).ledger.claim(claim_id)
+    assert entry is not None
+    return entry
+
+
+@cache
+def experiments(chapter_id: str) -> dict[str, Any]:
+    """The chapter's experiments by name (its folder's `experiments.EXPERIMENTS`)."""
+    module = folder(chapter_id).module("experiments")
+    return dict(getattr(module, "EXPERIMENTS", {})) if module is not None else {}
+
+
+def experiment_for(claim_id: str) -> Any | None:
+    """The experiment the claim's ledger entry names, or None (no experiment of that name, or a reported claim)."""
+    try:
+        found = chapter_of(claim_id)
+    except KeyError:
+        return None
+    entry = found.ledger.claim(claim_id)
+    if entry is None or entry.experiment is None:
+        return None
+    return experiments(found.id).get(entry.experiment)
+
+
+__all__ = [
+    "CHAPTERS_ENV",
+    "Chapter",
+    "ChapterFolder",
+    "chapter_of",
+    "chapters",
+    "claim_spec",
+    "claim_specs",
+    "experiment_for",
+    "experiments",
+    "folder",
+    "folders",
+]

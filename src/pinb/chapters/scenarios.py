@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pinb.app.guard import BOOK_PATTERNS
-
 SYSTEM = "You are a coding assistant."
 WORD_COUNT_TOOL: dict[str, Any] = {
     "name": "word_count",
@@ -46,22 +44,6 @@ def handler(event: str, label: str, kind: str = "record", **action: Any) -> dict
 
 def extension(name: str, *handlers: dict[str, Any]) -> dict[str, Any]:
     return {"name": name, "handlers": list(handlers)}
-
-
-def guard_action(confirm_with_ui: bool = True, tool_names: tuple[str, ...] = ("bash", "powershell")) -> dict[str, Any]:
-    """The book's guard, as a `block_if_match` action."""
-    return {
-        "kind": "block_if_match",
-        "tool_names": list(tool_names),
-        "patterns": list(BOOK_PATTERNS),
-        "match_on": "json_input",
-        "reason_template": "Guard blocked: {pattern}",
-        "confirm_with_ui": confirm_with_ui,
-    }
-
-
-def guard_extension() -> dict[str, Any]:
-    return {"name": "review-guard", "handlers": [{"event": "tool_call", "label": "guard", "action": guard_action()}]}
 
 
 def word_count(layer: str = "agent", sentence: str = "the quick brown fox") -> dict[str, Any]:
@@ -150,8 +132,6 @@ __all__ = [
     "call",
     "calls",
     "extension",
-    "guard_action",
-    "guard_extension",
     "handler",
     "run_shape",
     "settle_continue",

@@ -1,4 +1,4 @@
-"""Widgets for the chapter notebooks: a timeline explorer, a guard tester and a scenario playground.
+"""Widgets for the chapter notebooks: a timeline explorer and a scenario playground.
 
 Only the ipywidgets API common to versions 7 and 8 is used (VBox, HBox, Text, Textarea, Button, Dropdown,
 IntSlider, HTML, Output). Each widget's content is computed by a pure function of its state (`*_html`), so it can
@@ -20,7 +20,7 @@ from pinb.chapters import views
 SOURCES: tuple[str, ...] = ("all", "driver", "agent", "session", "ext", "model")
 
 
-def _widgets() -> Any:
+def widgets_module() -> Any:
     import ipywidgets
 
     return ipywidgets
@@ -57,7 +57,7 @@ class TimelineExplorer:
     """Step through a trace line by line, optionally showing one source only."""
 
     def __init__(self, lines: Sequence[Mapping[str, Any]], step: int = 1, source: str = "all") -> None:
-        w = _widgets()
+        w = widgets_module()
         self.lines = list(lines)
         self.source = w.Dropdown(options=list(SOURCES), value=source, description="source")
         self.stream = w.Dropdown(options=["hide", "show"], value="hide", description="stream lines")
@@ -84,69 +84,6 @@ class TimelineExplorer:
     def summary(self) -> str:
         shown = filter_lines(self.lines, self.source.value, self.stream.value == "show")
         return f"timeline explorer: {len(shown)} lines (source={self.source.value}), showing line {self.step.value}"
-
-
-# --- guard tester -----------------------------------------------------------------------------------------------
-
-
-def guard_html(command: str, tool_name: str = "bash", match_on: str = "json_input", has_ui: bool = False) -> str:
-    """The book's guard on one command: verdict, matching pattern, the exact subject it tested, and the outcome."""
-    from pinb.app.guard import guard_reason, guard_verdict
-
-    key = "content" if tool_name == "write" else "command"
-    verdict = guard_verdict(tool_name, {key: command}, match_on=match_on)  # type: ignore[arg-type]
-    if verdict.subject is None:
-        headline = f"<b style='color:#1a7f37'>allowed</b>: the guard does not inspect the {escape(tool_name)} tool"
-    elif verdict.blocked and has_ui:
-        headline = "<b style='color:#9a6700'>asks</b>: with a UI the guard asks to confirm (allowed on yes)"
-    elif verdict.blocked:
-        headline = f"<b style='color:#cf222e'>blocked</b>: {escape(guard_reason(verdict) or '')}"
-    else:
-        headline = "<b style='color:#1a7f37'>allowed</b>: no pattern matched"
-    pattern = f"<code>{escape(verdict.pattern)}</code>" if verdict.pattern else "none"
-    subject = f"<code>{escape(verdict.subject)}</code>" if verdict.subject is not None else "—"
-    return (
-        f"<div class='pinb-guard' data-blocked='{str(verdict.blocked).lower()}'>{headline}"
-        f"<br>matching pattern: {pattern}<br>tested text ({escape(match_on)}): {subject}</div>"
-    )
-
-
-def guard_text(command: str, tool_name: str = "bash", match_on: str = "json_input") -> str:
-    from pinb.app.guard import guard_verdict
-
-    key = "content" if tool_name == "write" else "command"
-    verdict = guard_verdict(tool_name, {key: command}, match_on=match_on)  # type: ignore[arg-type]
-    state = "blocked" if verdict.blocked else "allowed"
-    return f"guard tester: {tool_name} {command!r} -> {state} (pattern: {verdict.pattern})"
-
-
-class GuardTester:
-    """Type a command, see the book's guard decide (JavaScript JSON and regex semantics)."""
-
-    def __init__(self, command: str = "git push --force origin main", tool_name: str = "bash") -> None:
-        w = _widgets()
-        self.command = w.Text(value=command, description="command", continuous_update=False)
-        self.command.layout.width = "40em"
-        self.tool = w.Dropdown(options=["bash", "powershell", "write"], value=tool_name, description="tool")
-        self.match_on = w.Dropdown(options=["json_input", "command"], value="json_input", description="tests")
-        self.has_ui = w.Dropdown(options=["no UI", "UI"], value="no UI", description="session")
-        self.button = w.Button(description="Check")
-        self.result = w.HTML(value=self.html())
-        self.button.on_click(lambda _button: self._refresh())
-        for control in (self.command, self.tool, self.match_on, self.has_ui):
-            control.observe(lambda _change: self._refresh(), names="value")
-        self.widget = w.VBox(
-            [w.HBox([self.command, self.button]), w.HBox([self.tool, self.match_on, self.has_ui]), self.result]
-        )
-
-    def html(self) -> str:
-        return guard_html(self.command.value, self.tool.value, self.match_on.value, self.has_ui.value == "UI")
-
-    def _refresh(self) -> None:
-        self.result.value = self.html()
-
-    def summary(self) -> str:
-        return guard_text(self.command.value, self.tool.value, self.match_on.value)
 
 
 # --- scenario playground ----------------------------------------------------------------------------------------
@@ -178,7 +115,7 @@ class ScenarioPlayground:
     """Edit a scenario's responses and handlers as JSON, rerun it on the stand-in, see the timeline."""
 
     def __init__(self, scenario: Mapping[str, Any], run: Runner | None = None) -> None:
-        w = _widgets()
+        w = widgets_module()
         self.scenario = dict(scenario)
         self.run_fn = run or _standin_runner
         self.responses = w.Textarea(value=json.dumps(self.scenario.get("responses", []), indent=1))
@@ -238,8 +175,11 @@ def _standin_runner(scenario: dict[str, Any]) -> Any:
 # --- showing a widget -------------------------------------------------------------------------------------------
 
 
-def record(tool: TimelineExplorer | GuardTester | ScenarioPlayground) -> Any:
-    """Display the widget, then what it shows for its starting values as plain output (kept when run headless)."""
+def record(tool: Any) -> Any:
+    """Display the widget, then what it shows for its starting values as plain output (kept when run headless).
+
+    A widget is anything with `widget` and `summary()`, and `html()` or `lines`.
+    """
     from IPython.display import HTML, display
 
     display(tool.widget)
@@ -250,14 +190,11 @@ def record(tool: TimelineExplorer | GuardTester | ScenarioPlayground) -> Any:
 
 
 __all__ = [
-    "GuardTester",
     "ScenarioPlayground",
     "TimelineExplorer",
     "apply_edits",
     "explorer_html",
     "filter_lines",
-    "guard_html",
-    "guard_text",
     "playground_html",
     "record",
 ]

@@ -1,330 +1,51 @@
-"""Claims of the book and the one call a notebook makes to record what it observed about each.
-
-A `Claim` is a sentence (or a few) of a chapter that can be true or false of Pi. A notebook checks a runnable
-claim with `check(...)` or the `checking(...)` context manager; either records a `ClaimOutcome` and *displays* it
-as an output with the MIME type `application/vnd.pinb.claim+json`, so the executed notebook is itself the
-evidence. The kit reads those outputs back into the run record; nothing is ever typed into a ledger by hand.
-
-Outcomes: `holds` (observed as the book says), `contradicted` (observed otherwise: a finding, never hidden),
-`error` (the check could not finish: an exception, or nothing recorded; never counts as holding), `skipped`
-(the check does not apply on this backend, with the reason).
-"""
-
-from __future__ import annotations
-
-import html
-import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-
-from pinb.errors import UsageError
-
-#: MIME type of a claim outcome display output; its data is `ClaimOutcome.model_dump(mode="json")`.
-CLAIM_MIME = "application/vnd.pinb.claim+json"
-
-#: A claim id: the chapter's short prefix, then dot-separated slugs (`pi-16.guard.blocks-force-push`).
-CLAIM_ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*(?:\.[a-z0-9]+(?:-[a-z0-9]+)*)+$")
-#: A chapter's stable id (`pi-16-chapter`); used as a folder name under `runs/`, so slugs only.
-CHAPTER_ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-#: A backend as recorded: `standin` or `pi@<version>`; a claim names backend families (`standin`, `pi`).
-BACKEND_RE = re.compile(r"^(standin|pi@[0-9A-Za-z.+-]+)$")
-BACKEND_FAMILIES = ("standin", "pi")
-
-Kind = Literal["runnable", "reported"]
-Outcome = Literal["holds", "contradicted", "error", "skipped"]
-
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
-
-
-def validate_claim_id(value: str) -> str:
-    if not isinstance(value, str) or not CLAIM_ID_RE.match(value):
-        raise UsageError(f"invalid claim id {value!r}: use dot-separated lowercase slugs like 'pi-16.guard.blocks'")
-    return value
-
-
-def validate_chapter_id(value: str) -> str:
-    if not isinstance(value, str) or not CHAPTER_ID_RE.match(value):
-        raise UsageError(f"invalid chapter id {value!r}: use a lowercase slug like 'pi-16-chapter'")
-    return value
-
-
-def backend_family(backend: str) -> str:
-    """`pi@1.6.0` → `pi`; `standin` → `standin`."""
-    return backend.split("@", 1)[0]
-
-
-class Claim(BaseModel):
-    """One claim of a chapter, quoted, located, and classified."""
-
-    model_config = _FROZEN
-
-    #: Stable id, `<chapter prefix>.<topic>.<slug>`, e.g. `pi-16.guard.blocks-force-push`.
-    id: str
-    #: The chapter's stable id, e.g. `pi-16-chapter`.
-    chapter: str
-    #: The sentence(s) of the chapter that make the claim, verbatim.
-    quote: str = Field(min_length=1)
-    #: Where the quote stands: section heading and paragraph, e.g. `The guard ¶3`.
-    location: str = Field(min_length=1)
-    #: `runnable`: a notebook can observe it; `reported`: it can only be reported (see `reason`).
-    kind: Kind = "runnable"
-    #: Why a reported claim cannot be run (required for `reported`); optional note for a runnable one.
-    reason: str = ""
-    #: Backend families that can check it: `standin` and/or `pi`. Empty for reported claims.
-    backends: tuple[str, ...] = ("standin", "pi")
-
-    @field_validator("id")
-    @classmethod
-    def _id(cls, value: str) -> str:
-        return _as_value_error(validate_claim_id, value)
-
-    @field_validator("chapter")
-    @classmethod
-    def _chapter(cls, value: str) -> str:
-        return _as_value_error(validate_chapter_id, value)
-
-    @field_validator("backends")
-    @classmethod
-    def _backends(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        unknown = [b for b in value if b not in BACKEND_FAMILIES]
-        if unknown:
-            raise ValueError(f"unknown backend(s) {unknown}; use {BACKEND_FAMILIES}")
-        return value
-
-    @model_validator(mode="after")
-    def _kind(self) -> Claim:
-        if self.kind == "reported" and not self.reason.strip():
-            raise ValueError(f"reported claim {self.id} needs the reason it cannot be run")
-        if self.kind == "runnable" and not self.backends:
-            raise ValueError(f"runnable claim {self.id} must name at least one backend")
-        return self
-
-
-class Chapter(BaseModel):
-    """A chapter as the registry describes it: its notebook and its claims."""
-
-    model_config = _FROZEN
-
-    #: The book's stable id, e.g. `pi-16-chapter`.
-    id: str
-    #: The chapter number as printed, e.g. `16`.
-    number: str
-    title: str
-    #: The chapter notebook, relative to the project root, e.g. `notebooks/16-chapter.ipynb`.
-    notebook: str
-    #: sha256 of the chapter text the claims were checked against (`pinb.kit.fingerprint`).
-    text_fingerprint: str
-    claims: tuple[Claim, ...] = ()
-
-    @field_validator("id")
-    @classmethod
-    def _id(cls, value: str) -> str:
-        return _as_value_error(validate_chapter_id, value)
-
-    @model_validator(mode="after")
-    def _claims(self) -> Chapter:
-        seen: set[str] = set()
-        for claim in self.claims:
-            if claim.chapter != self.id:
-                raise ValueError(f"claim {claim.id} belongs to {claim.chapter}, not {self.id}")
-            if claim.id in seen:
-                raise ValueError(f"claim {claim.id} is listed twice")
-            seen.add(claim.id)
-        return self
-
-    def claim(self, claim_id: str) -> Claim | None:
-        return next((c for c in self.claims if c.id == claim_id), None)
-
-
-class ClaimOutcome(BaseModel):
-    """What one check observed about one claim."""
-
-    model_config = _FROZEN
-
-    claim_id: str
-    outcome: Outcome
-    #: What was observed, short and specific (the value, the event order, the error text).
-    evidence: str
-    #: Anything longer: the exact comparison, the trace line, the traceback's last line.
-    detail: str = ""
-    #: The backend the check ran on (`standin` or `pi@<version>`); `None` when the notebook did not say.
-    backend: str | None = None
-
-    @field_validator("claim_id")
-    @classmethod
-    def _id(cls, value: str) -> str:
-        return _as_value_error(validate_claim_id, value)
-
-    @field_validator("backend")
-    @classmethod
-    def _backend(cls, value: str | None) -> str | None:
-        if value is not None and not BACKEND_RE.match(value):
-            raise ValueError(f"invalid backend {value!r}: use 'standin' or 'pi@<version>'")
-        return value
-
-
-def _as_value_error(fn: Any, value: str) -> str:
-    try:
-        return fn(value)
-    except UsageError as exc:  # pydantic reports ValueError as a validation error
-        raise ValueError(str(exc)) from None
-
-
-# --- the notebook API -------------------------------------------------------------------------------------------
-
-_backend: str | None = None
-_recorded: list[ClaimOutcome] = []
-
-
-def use_backend(backend: str, pi_version: str | None = None) -> str:
-    """Say which backend this notebook runs on (call it right after the parameters cell).
-
-    `use_backend("standin")`, `use_backend("pi", "1.6.0")` or `use_backend("pi@1.6.0")`. Returns the recorded form.
-    """
-    global _backend
-    name = f"pi@{pi_version}" if backend == "pi" and pi_version else backend
-    if not BACKEND_RE.match(name):
-        raise UsageError(f"invalid backend {name!r}: use 'standin' or 'pi' with a version")
-    _backend = name
-    return name
-
-
-def recorded() -> tuple[ClaimOutcome, ...]:
-    """The outcomes recorded in this process so far, in order."""
-    return tuple(_recorded)
-
-
-def check(claim_id: str, holds: bool, evidence: str, detail: str = "", *, backend: str | None = None) -> ClaimOutcome:
-    """Record whether a claim held, with the evidence, and display it. Returns the outcome.
-
-    `holds=False` records `contradicted`: the book's claim is false here. That is a finding, not a failure of the
-    notebook, so the notebook carries on.
-    """
-    if not isinstance(holds, bool):
-        raise UsageError(f"check({claim_id!r}) needs holds=True or holds=False, not {holds!r}")
-    return _record(claim_id, "holds" if holds else "contradicted", evidence, detail, backend)
-
-
-def skip(claim_id: str, reason: str, *, backend: str | None = None) -> ClaimOutcome:
-    """Record that a claim cannot be checked on this backend, with the reason."""
-    return _record(claim_id, "skipped", reason, "", backend)
-
-
-class ClaimCheck:
-    """Handed out by `checking()`: record exactly one of `holds(...)` or `contradicted(...)`."""
-
-    def __init__(self, claim_id: str, backend: str | None) -> None:
-        self.claim_id = claim_id
-        self.backend = backend
-        self.outcome: ClaimOutcome | None = None
-        self._pending: tuple[Outcome, str, str] | None = None
-
-    def holds(self, evidence: str, detail: str = "") -> None:
-        self._set("holds", evidence, detail)
-
-    def contradicted(self, evidence: str, detail: str = "") -> None:
-        self._set("contradicted", evidence, detail)
-
-    def check(self, holds: bool, evidence: str, detail: str = "") -> None:
-        if not isinstance(holds, bool):
-            raise UsageError(f"check({self.claim_id!r}) needs holds=True or holds=False, not {holds!r}")
-        self._set("holds" if holds else "contradicted", evidence, detail)
-
-    def _set(self, outcome: Outcome, evidence: str, detail: str) -> None:
-        if self._pending is not None:
-            raise UsageError(f"claim {self.claim_id} already has an outcome in this check; record one only")
-        _require_evidence(self.claim_id, evidence)
-        self._pending = (outcome, evidence, detail)
-
-
-@contextmanager
-def checking(claim_id: str, *, backend: str | None = None) -> Iterator[ClaimCheck]:
-    """Check a claim in a block. The outcome is recorded when the block ends:
-
-    - the block recorded `holds`/`contradicted` and finished → that outcome;
-    - the block raised → `error` with the exception text (even if it had recorded `holds` first);
-    - the block recorded nothing → `error`, "no outcome recorded".
-
-    An exception inside the block is recorded, displayed and then swallowed so the notebook checks the next claim;
-    `KeyboardInterrupt` and other non-`Exception`s still propagate.
-    """
-    validate_claim_id(claim_id)
-    handle = ClaimCheck(claim_id, backend)
-    try:
-        yield handle
-    except Exception as exc:
-        handle.outcome = _record(claim_id, "error", f"{type(exc).__name__}: {exc}", _exception_detail(exc), backend)
-        return
-    if handle._pending is None:
-        handle.outcome = _record(claim_id, "error", "no outcome recorded", "", backend)
-    else:
-        outcome, evidence, detail = handle._pending
-        handle.outcome = _record(claim_id, outcome, evidence, detail, backend)
-
-
-def _exception_detail(exc: BaseException) -> str:
-    import traceback
-
-    frames = traceback.extract_tb(exc.__traceback__)
-    if not frames:
-        return ""
-    last = frames[-1]
-    return f"raised at {last.filename}:{last.lineno} in {last.name}"
-
-
-def _require_evidence(claim_id: str, evidence: str) -> None:
-    if not isinstance(evidence, str) or not evidence.strip():
-        raise UsageError(f"claim {claim_id}: evidence must say what was observed (a non-empty string)")
-
-
-def _record(claim_id: str, outcome: Outcome, evidence: str, detail: str, backend: str | None) -> ClaimOutcome:
-    validate_claim_id(claim_id)
-    _require_evidence(claim_id, evidence)
-    result = ClaimOutcome(
-        claim_id=claim_id, outcome=outcome, evidence=evidence, detail=str(detail), backend=backend or _backend
-    )
-    _recorded.append(result)
-    _display(result)
-    return result
-
-
-_SYMBOL = {"holds": "✔", "contradicted": "✘ FINDING", "error": "⚠ ERROR", "skipped": "– skipped"}
-_COLOUR = {"holds": "#1a7f37", "contradicted": "#cf222e", "error": "#9a6700", "skipped": "#57606a"}
-
-
-def render_text(outcome: ClaimOutcome) -> str:
-    line = f"{_SYMBOL[outcome.outcome]} {outcome.claim_id} [{outcome.outcome}]: {outcome.evidence}"
-    return f"{line}\n    {outcome.detail}" if outcome.detail else line
-
-
-def render_html(outcome: ClaimOutcome) -> str:
-    detail = f"<br><small>{html.escape(outcome.detail)}</small>" if outcome.detail else ""
-    return (
-        f'<div class="pinb-claim pinb-{outcome.outcome}" style="border-left:4px solid {_COLOUR[outcome.outcome]};'
-        f'padding:2px 8px"><b>{html.escape(_SYMBOL[outcome.outcome])}</b> <code>{html.escape(outcome.claim_id)}'
-        f"</code> <i>{outcome.outcome}</i>: {html.escape(outcome.evidence)}{detail}</div>"
-    )
-
-
-def mime_bundle(outcome: ClaimOutcome) -> dict[str, Any]:
-    return {
-        CLAIM_MIME: outcome.model_dump(mode="json"),
-        "text/plain": render_text(outcome),
-        "text/html": render_html(outcome),
-    }
-
-
-def _display(outcome: ClaimOutcome) -> None:
-    try:
-        from IPython import get_ipython
-        from IPython.display import display
-    except ImportError:  # plain Python without IPython: the text rendering is the evidence
-        print(render_text(outcome))
-        return
-    if get_ipython() is None:
-        print(render_text(outcome))
-    else:
-        display(mime_bundle(outcome), raw=True)
+"""The claim and outcome models and the notebook API, re-exported for the kit (they live in `pinb.claims`)."""
+
+from pinb.claims import (
+    BACKEND_FAMILIES,
+    BACKEND_RE,
+    CHAPTER_ID_RE,
+    CLAIM_ID_RE,
+    CLAIM_MIME,
+    Chapter,
+    Claim,
+    ClaimCheck,
+    ClaimOutcome,
+    Kind,
+    Outcome,
+    backend_family,
+    check,
+    checking,
+    mime_bundle,
+    recorded,
+    render_html,
+    render_text,
+    skip,
+    use_backend,
+    validate_chapter_id,
+    validate_claim_id,
+)
+
+__all__ = [
+    "BACKEND_FAMILIES",
+    "BACKEND_RE",
+    "CHAPTER_ID_RE",
+    "CLAIM_ID_RE",
+    "CLAIM_MIME",
+    "Chapter",
+    "Claim",
+    "ClaimCheck",
+    "ClaimOutcome",
+    "Kind",
+    "Outcome",
+    "backend_family",
+    "check",
+    "checking",
+    "mime_bundle",
+    "recorded",
+    "render_html",
+    "render_text",
+    "skip",
+    "use_backend",
+    "validate_chapter_id",
+    "validate_claim_id",
+]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import platform
 import subprocess
 import sys
@@ -53,7 +52,7 @@ def git_state(root: Path) -> tuple[str | None, bool | None]:
 def supported_pi_versions() -> tuple[str, ...] | None:
     """The Pi versions the reference bridge can run, or None when the bridge is not available to ask."""
     try:
-        reference = importlib.import_module("pinb.scenario.reference")
+        from pinb.scenario import reference
     except ImportError:
         return None
     versions = getattr(reference, "SUPPORTED_VERSIONS", None)  # a bridge that does not say is not second-guessed
@@ -63,11 +62,11 @@ def supported_pi_versions() -> tuple[str, ...] | None:
 def pi_environment(version: str) -> tuple[str | None, dict[str, str], tuple[str, ...]]:
     """(node version, resolved `@earendil-works/*` versions, notes) from the reference bridge, if it is there.
 
-    The bridge lives in `pinb.scenario`, which the kit does not depend on; it is asked lazily and its absence is
+    The bridge (`pinb.scenario.reference`, a layer below the kit) is imported only for `pi@…` runs; its absence is
     recorded as a note rather than guessed around.
     """
     try:
-        reference = importlib.import_module("pinb.scenario.reference")
+        from pinb.scenario import reference
     except ImportError:
         return None, {}, ("the reference bridge (pinb.scenario.reference) is not available",)
     notes: list[str] = []

@@ -91,7 +91,7 @@ class _Model(BaseModel):
 
 
 class WordCountBehavior(_Model):
-    """Chapter 01's tool: counts ``args.text``'s whitespace-separated words."""
+    """A word-count tool: counts ``args.text``'s whitespace-separated words."""
 
     kind: Literal["word_count"]
 
@@ -217,7 +217,7 @@ class RecordAction(_Model):
 
 
 class BlockIfMatchAction(_Model):
-    """The chapter-16 guard (``tool_call`` only)."""
+    """A pattern guard on ``tool_call``: block (or ask to confirm) a call whose input matches a regex."""
 
     kind: Literal["block_if_match"]
     tool_names: Annotated[tuple[str, ...], Field(min_length=1)]

@@ -364,9 +364,7 @@ def refresh(
 
 # --- the book's own programs -----------------------------------------------------------------------------------------
 
-#: The book's programs kept verbatim in ``reference/book-examples/`` (name -> file): the subject of claims that say
-#: "this program prints ...", run as printed rather than through an equivalent scenario.
-BOOK_EXAMPLES: dict[str, str] = {"ch01-agent-core": "ch01-agent-core.ts"}
+#: How long a book program may run before it is stopped (its record then says so).
 BOOK_EXAMPLE_TIMEOUT_S = 60
 STDERR_HEAD_LINES = 12
 #: Where a run's temporary folder appears in Node's messages; replaced so records name no machine paths.
@@ -386,7 +384,7 @@ class BookExampleRun(BaseModel):
     command: list[str]
     """As run, in the temporary folder: no flag, no loader, no compile step."""
     program_sha256: str
-    """Of the verbatim program (the file without its header comment)."""
+    """Of the verbatim program, as it was run."""
     exit_code: int | None
     """None when the run was stopped at the timeout."""
     timed_out: bool = False
@@ -397,29 +395,9 @@ class BookExampleRun(BaseModel):
     how: str
 
 
-def book_examples_dir() -> Path:
-    return reference_dir() / "book-examples"
-
-
-def book_example_file(name: str) -> Path:
-    if name not in BOOK_EXAMPLES:
-        raise ReferenceError_(f"unknown book example {name!r}: known are {', '.join(BOOK_EXAMPLES)}")
-    return book_examples_dir() / BOOK_EXAMPLES[name]
-
-
-def book_example_program(name: str) -> str:
-    """The program as the book prints it: the file without its leading ``//`` header and the blank line after it."""
-    lines = book_example_file(name).read_text(encoding="utf-8").splitlines(keepends=True)
-    start = 0
-    while start < len(lines) and lines[start].startswith("//"):
-        start += 1
-    if start < len(lines) and not lines[start].strip():
-        start += 1
-    return "".join(lines[start:])
-
-
-def run_book_example(name: str, version: str) -> BookExampleRun:
-    """Run the book program ``name`` unchanged with Node (>= 22.19, which strips TypeScript types itself) against
+def run_book_example(name: str, version: str, program: str) -> BookExampleRun:
+    """Run a program the book prints (``program``, its source; ``name``, what it is called: it runs as
+    ``<name>.ts``) unchanged with Node (>= 22.19, which strips TypeScript types itself) against
     Pi ``version``'s installed package set, and record what happened.
 
     The program is written into a temporary folder inside ``reference/pi-<version>/`` (so its bare imports resolve
@@ -430,11 +408,10 @@ def run_book_example(name: str, version: str) -> BookExampleRun:
     import tempfile
 
     _check_version(version)
-    program = book_example_program(name)
     if not is_installed(version):
         raise ReferenceError_(f"Pi {version} is not installed: run `pinb reference install --pi-version {version}`")
     node = node_path()
-    filename = BOOK_EXAMPLES[name]
+    filename = f"{name}.ts"
     env = {key: v for key, v in os.environ.items() if not key.startswith("NODE_") and key != "FORCE_COLOR"}
     env["NO_COLOR"] = "1"  # Node colours its stack traces when a notebook kernel asks for colour
     command = [str(node), filename]
@@ -465,7 +442,7 @@ def run_book_example(name: str, version: str) -> BookExampleRun:
         stdout=stdout,
         stderr_head=head,
         ran_at=datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
-        how=f"pinb.scenario.reference.run_book_example: reference/book-examples/{filename} without its header, "
+        how=f"pinb.scenario.reference.run_book_example: the program as the chapter text prints it, "
         f"run as `node {filename}` (no flags, NODE_* variables and colour unset) in a temporary folder inside "
         f"reference/pi-{version}/, whose package set is pinned by its package-lock.json",
     )
@@ -479,9 +456,9 @@ def book_example_record_path(name: str, version: str) -> Path:
     return reference_dir() / "facts" / f"book-example-{name}-pi-{version}.json"
 
 
-def record_book_example(name: str, version: str) -> BookExampleRun:
+def record_book_example(name: str, version: str, program: str) -> BookExampleRun:
     """Run the program and write its record (to be committed) to ``reference/facts/book-example-<name>-pi-<v>.json``."""
-    run = run_book_example(name, version)
+    run = run_book_example(name, version, program)
     book_example_record_path(name, version).write_text(run.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return run
 

@@ -1,6 +1,6 @@
 """The ``standin`` backend: run a scenario on pinb's own agent core or application layer and trace it.
 
-Layer ``agent`` builds an ``Agent`` over the faux provider, like chapter 01's program; layer ``app`` builds an agent
+Layer ``agent`` builds an ``Agent`` over the faux provider, like the book's first program; layer ``app`` builds an agent
 session with the scenario's extensions (``standin_app``). Both write the same lines the real-Pi runner writes:
 ``meta`` first, ``driver`` lines for what the runner did, a ``model`` line per provider request and one line per
 event the public listener receives; queue triggers fire inside that listener right after the event's line.

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pinb.app.guard import BOOK_PATTERNS, EVASION_CORPUS, EvasionCase, guard_reason, guard_verdict
+from pinb.app.guard import guard_reason, guard_verdict
+from pinb.chapters.ch16.guard import BOOK_PATTERNS, EVASION_CORPUS, EvasionCase
 
 BOOK_BRIEF = Path(__file__).resolve().parents[2] / ".." / "shared" / "book" / "brief-pi-16-chapter.txt"
 
@@ -29,7 +30,7 @@ def test_patterns_are_the_books() -> None:
 
 @pytest.mark.parametrize("case", EVASION_CORPUS, ids=[c.command for c in EVASION_CORPUS])
 def test_verdict_matches_javascript(case: EvasionCase) -> None:
-    verdict = guard_verdict(case.tool_name, case.input)
+    verdict = guard_verdict(case.tool_name, case.input, BOOK_PATTERNS)
     assert (verdict.blocked, verdict.pattern) == (case.js_blocked, case.js_pattern)
 
 
@@ -50,33 +51,33 @@ def test_corpus_has_both_outcomes_for_destructive_commands() -> None:
     ],
 )
 def test_subject_is_json_stringify_of_input(command: str, subject: str) -> None:
-    assert guard_verdict("bash", {"command": command}).subject == subject
+    assert guard_verdict("bash", {"command": command}, BOOK_PATTERNS).subject == subject
 
 
 def test_tab_blocks_only_when_matching_the_raw_command() -> None:
     tab = {"command": "git\tpush --force"}
-    assert not guard_verdict("bash", tab).blocked
-    assert guard_verdict("bash", tab, match_on="command").blocked
+    assert not guard_verdict("bash", tab, BOOK_PATTERNS).blocked
+    assert guard_verdict("bash", tab, BOOK_PATTERNS, match_on="command").blocked
 
 
 def test_reason_names_the_pattern_source() -> None:
-    verdict = guard_verdict("powershell", {"command": "git reset --hard"})
+    verdict = guard_verdict("powershell", {"command": "git reset --hard"}, BOOK_PATTERNS)
     assert guard_reason(verdict) == r"Guard blocked: \bgit\s+reset\s+--hard\b"
-    assert guard_reason(guard_verdict("bash", {"command": "ls"})) is None
+    assert guard_reason(guard_verdict("bash", {"command": "ls"}, BOOK_PATTERNS)) is None
 
 
 def test_other_tools_are_not_inspected() -> None:
-    verdict = guard_verdict("write", {"path": "x.sh", "content": "git push --force"})
+    verdict = guard_verdict("write", {"path": "x.sh", "content": "git push --force"}, BOOK_PATTERNS)
     assert verdict == verdict.model_copy(update={"blocked": False, "pattern": None, "subject": None})
 
 
 def test_first_pattern_in_order_wins() -> None:
-    verdict = guard_verdict("bash", {"command": "git reset --hard && git push -f"})
+    verdict = guard_verdict("bash", {"command": "git reset --hard && git push -f"}, BOOK_PATTERNS)
     assert verdict.pattern == BOOK_PATTERNS[0]
 
 
 def test_pattern_variants_with_flags() -> None:
     # Node: /\bgit\s+push\b[^\n]*(--force(?:-with-lease)?|-f)\b/i.test('{"command":"GIT PUSH --FORCE"}') === true
     shout = {"command": "GIT PUSH --FORCE"}
-    assert not guard_verdict("bash", shout).blocked
+    assert not guard_verdict("bash", shout, BOOK_PATTERNS).blocked
     assert guard_verdict("bash", shout, patterns=[(BOOK_PATTERNS[0], "i")]).blocked

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pinb.app.guard import BOOK_PATTERNS, EVASION_CORPUS, guard_verdict
-from pinb.chapters import exp01, tq
+from pinb.app.guard import guard_verdict
+from pinb.chapters import common, tq
 from pinb.chapters import scenarios as sc
+from pinb.chapters.ch16 import probes
+from pinb.chapters.ch16.guard import BOOK_PATTERNS, EVASION_CORPUS, guard_extension
 from pinb.chapters.experiments import Finding, Params, ScenarioExperiment, Trace
 
 PUSH_REASON = f"Guard blocked: {BOOK_PATTERNS[0]}"
@@ -32,7 +34,7 @@ def _guard(params: Params) -> dict[str, dict[str, Any]]:
             "Push my branch.",
             [sc.calls(sc.call("bash", {"command": command})), sc.text("Done.")],
             tools=[sc.bash_tool(stdout=BASH_OUTPUT)],
-            extensions=[sc.guard_extension()],
+            extensions=[guard_extension()],
             ui=ui,
         )
     return out
@@ -84,7 +86,7 @@ def _patterns(params: Params) -> dict[str, dict[str, Any]]:
             "Tidy up.",
             [sc.calls(*(sc.call("bash", {"command": c}) for c in commands)), sc.text("Done.")],
             tools=[sc.bash_tool(stdout=BASH_OUTPUT)],
-            extensions=[sc.guard_extension()],
+            extensions=[guard_extension()],
         )
     }
 
@@ -124,7 +126,7 @@ def _tool_filter(params: Params) -> dict[str, dict[str, Any]]:
             "Push.",
             [sc.calls(*(sc.call(t, {"command": command}) for t in ("bash", "powershell", "shell"))), sc.text("ok")],
             tools=[sc.bash_tool("bash", BASH_OUTPUT), sc.bash_tool("powershell", BASH_OUTPUT), sc.bash_tool("shell")],
-            extensions=[sc.guard_extension()],
+            extensions=[guard_extension()],
         )
     }
 
@@ -142,7 +144,7 @@ def _reads_and_mutation(params: Params) -> dict[str, dict[str, Any]]:
         "Check.",
         [sc.calls(sc.call("bash", {"command": "git status"})), sc.text("ok")],
         tools=[sc.bash_tool(stdout=BASH_OUTPUT)],
-        extensions=[sc.guard_extension(), sc.extension("after", sc.handler("tool_call", "after"))],
+        extensions=[guard_extension(), sc.extension("after", sc.handler("tool_call", "after"))],
     )
     mutated = sc.app(
         "ch16-guard-after-mutation",
@@ -153,7 +155,7 @@ def _reads_and_mutation(params: Params) -> dict[str, dict[str, Any]]:
             sc.extension(
                 "rewriter", sc.handler("tool_call", "rewrite", "mutate_input", set={"command": "git push -f"})
             ),
-            sc.guard_extension(),
+            guard_extension(),
         ],
     )
     return {"reads": harmless, "mutated": mutated}
@@ -182,7 +184,7 @@ def _corpus(params: Params) -> dict[str, dict[str, Any]]:
             "Clean up the repository.",
             [sc.calls(*blocks), sc.text("Done.")],
             tools=[sc.bash_tool(stdout=BASH_OUTPUT), {"name": "write", "behavior": {"kind": "return", "text": "ok"}}],
-            extensions=[sc.guard_extension()],
+            extensions=[guard_extension()],
         )
     }
 
@@ -203,7 +205,7 @@ def corpus_table(trace: Trace) -> list[dict[str, Any]]:
                 "tool": case.tool_name,
                 "destroys": case.destroys,
                 "js_blocked": case.js_blocked,
-                "python_blocked": guard_verdict(case.tool_name, case.input).blocked,
+                "python_blocked": guard_verdict(case.tool_name, case.input, BOOK_PATTERNS).blocked,
                 "run_blocked": observed,
                 "note": case.note,
             }
@@ -307,7 +309,7 @@ def _notify_transform(params: Params) -> dict[str, dict[str, Any]]:
                     sc.handler("input", "shout", "transform_input", text="{text}!"),
                     sc.handler("tool_result", "redact", "replace_result", text="[redacted]"),
                 ),
-                sc.guard_extension(),
+                guard_extension(),
             ],
         )
     }
@@ -451,11 +453,11 @@ def judge_sequence_diagram(traces: dict[str, Trace]) -> Finding:
 
 
 def _settle(params: Params) -> dict[str, dict[str, Any]]:
-    return exp01._settle(params)
+    return common.settle(params)
 
 
 def judge_continuation_branch(traces: dict[str, Trace]) -> Finding:
-    seq = exp01._settle_sequence(traces["settle-continue"])
+    seq = common.settle_sequence(traces["settle-continue"])
     settle_calls = [
         ln for ln in tq.ext_lines(traces["settle-continue"], "agent_before_settle") if ln.get("handler") == "continue"
     ]
@@ -466,7 +468,7 @@ def judge_continuation_branch(traces: dict[str, Trace]) -> Finding:
 
 
 def judge_settle_after_exhausted(traces: dict[str, Trace]) -> Finding:
-    seq = exp01._settle_sequence(traces["settle-continue"])
+    seq = common.settle_sequence(traces["settle-continue"])
     settled = [i for i, s in enumerate(seq) if s == "agent_settled"]
     last_request = max((i for i, s in enumerate(seq) if s == "request"), default=-1)
     holds = len(settled) == 1 and settled[0] > last_request and seq.count("agent_end") >= 2
@@ -492,7 +494,7 @@ def judge_concurrent(traces: dict[str, Trace]) -> Finding:
 
     lines = [ln for ln in traces["parallel"] if ln.get("source") == "session"]
     overlap = max_concurrency(lines)
-    seq = exp01._settle_sequence(traces["settle-continue"])
+    seq = common.settle_sequence(traces["settle-continue"])
     runs_before_settle = seq.count("agent_end")
     holds = overlap >= 2 and runs_before_settle >= 2 and seq.count("agent_settled") == 1
     return Finding(
@@ -520,21 +522,21 @@ def judge_turn_end_actionable(traces: dict[str, Trace]) -> Finding:
 
 
 def _both_boundaries(params: Params) -> dict[str, dict[str, Any]]:
-    return {**_turn_end(params), **exp01._settle(params)}
+    return {**_turn_end(params), **common.settle(params)}
 
 
 def judge_both_boundaries_actionable(traces: dict[str, Trace], params: Params) -> Finding:
     """The sentence is about agent_before_settle's handler, 'alongside turn_end': both must add work."""
     turn_end = judge_turn_end_actionable(traces)
-    settle = exp01.judge_before_settle_actionable(traces, params)
+    settle = common.judge_before_settle_actionable(traces, params)
     return Finding(
         turn_end.holds and settle.holds, f"turn_end: {turn_end.evidence}; agent_before_settle: {settle.evidence}"
     )
 
 
 def judge_wrong_correct(traces: dict[str, Trace]) -> Finding:
-    first = exp01.judge_agent_end_not_the_end(traces)
-    last = exp01.judge_settled_final(traces)
+    first = common.judge_agent_end_not_the_end(traces)
+    last = common.judge_settled_final(traces)
     return Finding(first.holds and last.holds, f"{first.evidence}; {last.evidence}")
 
 
@@ -577,12 +579,12 @@ def judge_input(traces: dict[str, Trace]) -> Finding:
 
 
 def _inject(params: Params) -> dict[str, dict[str, Any]]:
-    inputs = exp01._inputs(params)
+    inputs = common.four_inputs(params)
     return {"sentence": inputs["sentence"], "base": inputs["base"]}
 
 
 def judge_before_agent_start(traces: dict[str, Trace], params: Params) -> Finding:
-    finding = exp01.judge_branch_injection(traces, params)
+    finding = common.judge_branch_injection(traces, params)
     return Finding(
         finding.holds, "inject a message: " + finding.evidence, "replacing the system prompt: stand-in probe"
     )
@@ -672,35 +674,36 @@ def judge_message_end(traces: dict[str, Trace]) -> Finding:
 
 
 EXPERIMENTS: dict[str, Any] = {
-    "pi-16.guard.blocks-before-body": ScenarioExperiment(_guard, judge_blocks_before_body, "no-ui"),
-    "pi-16.guard.blocks-force-push": ScenarioExperiment(_guard, judge_blocks_force_push, "no-ui"),
-    "pi-16.guard.confirm-with-ui": ScenarioExperiment(_guard, judge_confirm_with_ui, "ui-no"),
-    "pi-16.guard.patterns": ScenarioExperiment(_patterns, judge_patterns),
-    "pi-16.guard.only-bash-and-powershell": ScenarioExperiment(_tool_filter, judge_tool_filter),
-    "pi-16.guard.reads-not-mutates": ScenarioExperiment(_reads_and_mutation, judge_reads_not_mutates, "mutated"),
-    "pi-16.guard.not-unconditional": ScenarioExperiment(_corpus, judge_not_unconditional),
-    "pi-16.dispatch.registration-order": ScenarioExperiment(_order, judge_registration_order),
-    "pi-16.dispatch.on-returns-unsubscribe": ScenarioExperiment(_unsubscribe, judge_on_returns_unsubscribe),
-    "pi-16.dispatch.unsubscribe-not-in-progress": ScenarioExperiment(_unsubscribe, judge_unsubscribe_not_in_progress),
-    "pi-16.dispatch.notify-or-transform": ScenarioExperiment(_notify_transform, judge_notify_or_transform),
-    "pi-16.dispatch.handlers-awaited": ScenarioExperiment(_sleep_order, judge_handlers_awaited),
-    "pi-16.dispatch.failing-tool-call-blocks": ScenarioExperiment(_throwing, judge_failing_tool_call),
-    "pi-16.run.shape": ScenarioExperiment(_run_shape, judge_run_shape),
-    "pi-16.run.agent-end-not-the-end": ScenarioExperiment(_settle, exp01.judge_agent_end_not_the_end),
-    "pi-16.run.sequence-diagram": ScenarioExperiment(_run_shape, judge_sequence_diagram),
-    "pi-16.run.continuation-branch": ScenarioExperiment(_settle, judge_continuation_branch),
-    "pi-16.run.settle-after-continuation-exhausted": ScenarioExperiment(_settle, judge_settle_after_exhausted),
-    "pi-16.run.tool-calls-concurrent": ScenarioExperiment(_concurrent, judge_concurrent, "parallel"),
-    "pi-16.settle.before-settle-actionable": ScenarioExperiment(_settle, exp01.judge_before_settle_actionable),
-    "pi-16.settle.settled-notification-only": ScenarioExperiment(_settle, exp01.judge_settled_final),
-    "pi-16.settle.turn-end-actionable": ScenarioExperiment(_both_boundaries, judge_both_boundaries_actionable),
-    "pi-16.settle.wrong-correct": ScenarioExperiment(_settle, judge_wrong_correct),
-    "pi-16.events.session-start": ScenarioExperiment(_lifecycle, judge_session_start),
-    "pi-16.events.input": ScenarioExperiment(_input, judge_input),
-    "pi-16.events.before-agent-start": ScenarioExperiment(_inject, judge_before_agent_start, "sentence"),
-    "pi-16.events.tool-call": ScenarioExperiment(_mutate, judge_tool_call_event, "mutate"),
-    "pi-16.events.tool-result": ScenarioExperiment(_tool_result, judge_tool_result),
-    "pi-16.events.message-end": ScenarioExperiment(_message_end, judge_message_end),
-    "pi-16.events.turn-end": ScenarioExperiment(_turn_end, judge_turn_end_actionable),
-    "pi-16.events.agent-before-settle": ScenarioExperiment(_settle, exp01.judge_before_settle_actionable),
+    "guard.blocks-before-body": ScenarioExperiment(_guard, judge_blocks_before_body, "no-ui"),
+    "guard.blocks-force-push": ScenarioExperiment(_guard, judge_blocks_force_push, "no-ui"),
+    "guard.confirm-with-ui": ScenarioExperiment(_guard, judge_confirm_with_ui, "ui-no"),
+    "guard.patterns": ScenarioExperiment(_patterns, judge_patterns),
+    "guard.only-bash-and-powershell": ScenarioExperiment(_tool_filter, judge_tool_filter),
+    "guard.reads-not-mutates": ScenarioExperiment(_reads_and_mutation, judge_reads_not_mutates, "mutated"),
+    "guard.not-unconditional": ScenarioExperiment(_corpus, judge_not_unconditional),
+    "dispatch.registration-order": ScenarioExperiment(_order, judge_registration_order),
+    "dispatch.on-returns-unsubscribe": ScenarioExperiment(_unsubscribe, judge_on_returns_unsubscribe),
+    "dispatch.unsubscribe-not-in-progress": ScenarioExperiment(_unsubscribe, judge_unsubscribe_not_in_progress),
+    "dispatch.notify-or-transform": ScenarioExperiment(_notify_transform, judge_notify_or_transform),
+    "dispatch.handlers-awaited": ScenarioExperiment(_sleep_order, judge_handlers_awaited),
+    "dispatch.failing-tool-call-blocks": ScenarioExperiment(_throwing, judge_failing_tool_call),
+    "run.shape": ScenarioExperiment(_run_shape, judge_run_shape),
+    "run.agent-end-not-the-end": ScenarioExperiment(_settle, common.judge_agent_end_not_the_end),
+    "run.sequence-diagram": ScenarioExperiment(_run_shape, judge_sequence_diagram),
+    "run.continuation-branch": ScenarioExperiment(_settle, judge_continuation_branch),
+    "run.settle-after-continuation-exhausted": ScenarioExperiment(_settle, judge_settle_after_exhausted),
+    "run.tool-calls-concurrent": ScenarioExperiment(_concurrent, judge_concurrent, "parallel"),
+    "settle.before-settle-actionable": ScenarioExperiment(_settle, common.judge_before_settle_actionable),
+    "settle.settled-notification-only": ScenarioExperiment(_settle, common.judge_settled_final),
+    "settle.turn-end-actionable": ScenarioExperiment(_both_boundaries, judge_both_boundaries_actionable),
+    "settle.wrong-correct": ScenarioExperiment(_settle, judge_wrong_correct),
+    "events.session-start": ScenarioExperiment(_lifecycle, judge_session_start),
+    "events.input": ScenarioExperiment(_input, judge_input),
+    "events.before-agent-start": ScenarioExperiment(_inject, judge_before_agent_start, "sentence"),
+    "events.tool-call": ScenarioExperiment(_mutate, judge_tool_call_event, "mutate"),
+    "events.tool-result": ScenarioExperiment(_tool_result, judge_tool_result),
+    "events.message-end": ScenarioExperiment(_message_end, judge_message_end),
+    "events.turn-end": ScenarioExperiment(_turn_end, judge_turn_end_actionable),
+    "events.agent-before-settle": ScenarioExperiment(_settle, common.judge_before_settle_actionable),
 }
+EXPERIMENTS.update(probes.EXPERIMENTS)

@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
+from pinb.chapters.ch01 import package_facts as pf
 from pinb.errors import ReferenceError_
-from pinb.scenario import package_facts as pf
 from pinb.scenario import reference
 
 

@@ -1,4 +1,4 @@
-"""Chapter 01's claims about the published packages, judged from `pinb.scenario.package_facts` (pi backend only).
+"""Chapter 01's claims about the published packages, judged from `package_facts` (pi backend only).
 
 The facts are read live from the installed reference packages and the npm registry; offline, from the snapshot
 committed with the reference packages, which says when it was read. The book states its package graph "at version
@@ -32,8 +32,8 @@ class Facts:
 
 def load_facts(version: str) -> tuple[Facts | None, str]:
     """Facts for Pi `version`, or None and why they cannot be had."""
+    from pinb.chapters.ch01 import package_facts as pf
     from pinb.errors import PinbError
-    from pinb.scenario import package_facts as pf
     from pinb.scenario import reference
 
     try:
@@ -124,10 +124,10 @@ def judge_pinned_release(f: Facts) -> Finding:
 
 
 JUDGES = {
-    "pi-01.packages.graph": judge_graph,
-    "pi-01.packages.coding-agent-composes": judge_coding_agent,
-    "pi-01.packages.core-no-tui": judge_core_no_tui,
-    "pi-01.packages.core-description": judge_core_description,
-    "pi-01.packages.core-size": judge_core_size,
-    "pi-01.packages.pinned-release": judge_pinned_release,
+    "packages.graph": judge_graph,
+    "packages.coding-agent-composes": judge_coding_agent,
+    "packages.core-no-tui": judge_core_no_tui,
+    "packages.core-description": judge_core_description,
+    "packages.core-size": judge_core_size,
+    "packages.pinned-release": judge_pinned_release,
 }

@@ -8,12 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from pinb.chapters import common, tq
 from pinb.chapters import scenarios as sc
-from pinb.chapters import tq
-from pinb.chapters.experiments import BookExampleExperiment, Finding, Params, ScenarioExperiment, Trace
-
-INJECTED = "Remember: the user prefers short answers."
-
+from pinb.chapters.ch01 import packages, probes
+from pinb.chapters.ch01.program import NAME, program
+from pinb.chapters.experiments import (
+    BookExampleExperiment,
+    Finding,
+    PackageExperiment,
+    Params,
+    ScenarioExperiment,
+    Trace,
+)
 
 # --- one turn ---------------------------------------------------------------------------------------------------
 
@@ -210,54 +216,8 @@ def _first_stop_reason(trace: Trace) -> Any:
 # --- four inputs ------------------------------------------------------------------------------------------------
 
 
-def _inputs(params: Params) -> dict[str, dict[str, Any]]:
-    sentence = str(params.get("injected_sentence", INJECTED))
-    inject = sc.extension(
-        "injector",
-        sc.handler("before_agent_start", "inject", "inject_message", customType="note", content=sentence),
-    )
-    extra_tool = {"name": "lookup", "behavior": {"kind": "return", "text": "found"}}
-    base_tools = [sc.bash_tool()]
-
-    def variant(name: str, extensions: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
-        return sc.app(f"ch01-inputs-{name}", "List the files.", [sc.text("Done.")], tools=tools, extensions=extensions)
-
-    return {
-        "base": variant("base", [], base_tools),
-        "sentence": variant("sentence", [inject], base_tools),
-        "tool": variant("tool", [], [*base_tools, extra_tool]),
-        "both": variant("both", [inject], [*base_tools, extra_tool]),
-    }
-
-
-def _first_request(trace: Trace) -> dict[str, Any]:
-    requests = tq.requests(trace)
-    return dict(requests[0]) if requests else {"messages": [], "tools": []}
-
-
-def _inputs_table(traces: dict[str, Trace]) -> dict[str, tuple[list[Any], list[str]]]:
-    return {
-        name: (list(_first_request(t).get("messages", [])), list(_first_request(t).get("tools", [])))
-        for name, t in traces.items()
-    }
-
-
-def judge_branch_injection(traces: dict[str, Trace], params: Params) -> Finding:
-    sentence = str(params.get("injected_sentence", INJECTED))
-    table = _inputs_table(traces)
-    (base_m, base_t), (sent_m, sent_t) = table["base"], table["sentence"]
-    added = [m for m in sent_m if m not in base_m]
-    holds = len(sent_m) == len(base_m) + 1 and any(sentence in str(m.get("text", "")) for m in added)
-    holds = holds and sent_t == base_t
-    return Finding(
-        holds,
-        f"with the injecting handler request #1 has {len(sent_m)} messages (without: {len(base_m)}), added "
-        f"{[(m.get('role'), m.get('text')) for m in added]}; tools {sent_t} vs {base_t}",
-    )
-
-
 def judge_tool_registration(traces: dict[str, Trace]) -> Finding:
-    table = _inputs_table(traces)
+    table = common.inputs_table(traces)
     (base_m, base_t), (tool_m, tool_t) = table["base"], table["tool"]
     holds = tool_t == [*base_t, "lookup"] and tool_m == base_m
     return Finding(
@@ -267,7 +227,7 @@ def judge_tool_registration(traces: dict[str, Trace]) -> Finding:
 
 
 def judge_neither_changes_other(traces: dict[str, Trace]) -> Finding:
-    table = _inputs_table(traces)
+    table = common.inputs_table(traces)
     both_m, both_t = table["both"]
     holds = both_m == table["sentence"][0] and both_t == table["tool"][1]
     holds = holds and table["sentence"][1] == table["base"][1] and table["tool"][0] == table["base"][0]
@@ -279,7 +239,7 @@ def judge_neither_changes_other(traces: dict[str, Trace]) -> Finding:
 
 
 def judge_tool_definitions_active(traces: dict[str, Trace]) -> Finding:
-    table = _inputs_table(traces)
+    table = common.inputs_table(traces)
     holds = table["base"][1] == ["bash"] and table["tool"][1] == ["bash", "lookup"]
     return Finding(holds, f"declared tools per request: base {table['base'][1]}, with lookup {table['tool'][1]}")
 
@@ -297,55 +257,8 @@ def judge_turn_versus_run(traces: dict[str, Trace]) -> Finding:
     return Finding(holds, f"{turns} turns, {requests} model requests, inside {starts} agent_start / {ends} agent_end")
 
 
-def _settle(params: Params) -> dict[str, dict[str, Any]]:
-    return {"settle-continue": sc.settle_continue(entry_text=str(params.get("settle_entry", "Check the plan.")))}
-
-
-def _settle_sequence(trace: Trace) -> list[str]:
-    kept = []
-    for line in tq.core(trace):
-        kind = line.get("type")
-        if kind in ("agent_start", "agent_end", "agent_settled") and line.get("source") == "session":
-            kept.append(str(kind))
-        elif kind == "agent_before_settle" and line.get("source") == "ext" and line.get("handler") == "continue":
-            kept.append("agent_before_settle" + ("+continue" if (line.get("result") or {}).get("continue") else ""))
-        elif kind == "request":
-            kept.append("request")
-    return kept
-
-
-def judge_agent_end_not_the_end(traces: dict[str, Trace]) -> Finding:
-    seq = _settle_sequence(traces["settle-continue"])
-    first_end = seq.index("agent_end") if "agent_end" in seq else -1
-    after = seq[first_end + 1 :] if first_end >= 0 else []
-    holds = first_end >= 0 and "request" in after and seq[-1:] == ["agent_settled"]
-    return Finding(holds, f"boundaries and requests in order: {seq}")
-
-
-def judge_before_settle_actionable(traces: dict[str, Trace], params: Params) -> Finding:
-    trace = traces["settle-continue"]
-    requests = tq.requests(trace)
-    entry_seen = len(requests) >= 2 and tq.mentions(requests[1], str(params.get("settle_entry", "Check the plan.")))
-    seq = _settle_sequence(trace)
-    holds = "agent_before_settle+continue" in seq and entry_seen and len(requests) == 2
-    return Finding(
-        holds,
-        f"{len(requests)} requests; the proposed entry reached request #2: {entry_seen}; sequence {seq}",
-    )
-
-
-def judge_settled_final(traces: dict[str, Trace]) -> Finding:
-    lines = tq.core(traces["settle-continue"])
-    settled = tq.indexes(lines, tq.is_("agent_settled", "session"))
-    if len(settled) != 1:
-        return Finding(False, f"{len(settled)} agent_settled events")
-    after = [f"{ln.get('source')}:{ln.get('type')}" for ln in lines[settled[0] + 1 :]]
-    holds = all(item == "ext:agent_settled" for item in after)
-    return Finding(holds, f"one agent_settled; after it: {after or 'nothing'}")
-
-
 def judge_permission_sequence(traces: dict[str, Trace]) -> Finding:
-    seq = _settle_sequence(traces["settle-continue"])
+    seq = common.settle_sequence(traces["settle-continue"])
     expected_tail = ["agent_end", "agent_before_settle", "agent_settled"]
     tail = [s for s in seq if s != "request"][-3:]
     acted = "agent_before_settle+continue" in seq and seq.index("agent_before_settle+continue") > seq.index("agent_end")
@@ -700,36 +613,42 @@ def judge_before_tool_call_mutation(traces: dict[str, Trace], params: Params) ->
 
 
 EXPERIMENTS: dict[str, Any] = {
-    "pi-01.loop.message-added-to-branch": ScenarioExperiment(_hello, judge_message_added),
-    "pi-01.loop.request-four-inputs": ScenarioExperiment(_word_count_app, judge_four_inputs),
-    "pi-01.loop.response-text-and-tool-calls": ScenarioExperiment(_text_and_call, judge_text_and_calls),
-    "pi-01.loop.records-executes-records": ScenarioExperiment(_word_count_agent, judge_records_executes_records),
-    "pi-01.loop.continuation-test": ScenarioExperiment(_continuation, judge_continuation_test),
-    "pi-01.loop.turn-shape": ScenarioExperiment(_parallel, judge_turn_shape, picture="two-tools"),
-    "pi-01.loop.continuation-explicit": ScenarioExperiment(_continuation_app, judge_continuation_explicit),
-    "pi-01.loop.wider-run": ScenarioExperiment(_continuation_app, judge_continuation_explicit, "settle-continue"),
-    "pi-01.inputs.branch-injection": ScenarioExperiment(_inputs, judge_branch_injection, picture="sentence"),
-    "pi-01.inputs.tool-registration": ScenarioExperiment(_inputs, judge_tool_registration, picture="tool"),
-    "pi-01.inputs.neither-changes-other": ScenarioExperiment(_inputs, judge_neither_changes_other, picture="both"),
-    "pi-01.context.tool-definitions-active": ScenarioExperiment(_inputs, judge_tool_definitions_active),
-    "pi-01.context.extensions-add-instructions": ScenarioExperiment(_inputs, judge_branch_injection, "sentence"),
-    "pi-01.run.turn-versus-run": ScenarioExperiment(_word_count_agent, judge_turn_versus_run),
-    "pi-01.run.agent-end-not-the-end": ScenarioExperiment(_settle, judge_agent_end_not_the_end),
-    "pi-01.settle.before-settle-actionable": ScenarioExperiment(_settle, judge_before_settle_actionable),
-    "pi-01.settle.settled-final": ScenarioExperiment(_settle, judge_settled_final),
-    "pi-01.settle.permission-sequence": ScenarioExperiment(_settle, judge_permission_sequence),
-    "pi-01.queue.steering-after-turn": ScenarioExperiment(_steering, judge_steering),
-    "pi-01.queue.follow-up-after-pending-work": ScenarioExperiment(_follow_up, judge_follow_up),
-    "pi-01.queue.abort-keeps-queued": ScenarioExperiment(_abort, judge_abort_keeps_queued),
-    "pi-01.packages.core-runs-alone": ScenarioExperiment(_word_count_agent, judge_core_runs_alone),
-    "pi-01.seam.prepare-request-throw-stops": ScenarioExperiment(
+    "loop.message-added-to-branch": ScenarioExperiment(_hello, judge_message_added),
+    "loop.request-four-inputs": ScenarioExperiment(_word_count_app, judge_four_inputs),
+    "loop.response-text-and-tool-calls": ScenarioExperiment(_text_and_call, judge_text_and_calls),
+    "loop.records-executes-records": ScenarioExperiment(_word_count_agent, judge_records_executes_records),
+    "loop.continuation-test": ScenarioExperiment(_continuation, judge_continuation_test),
+    "loop.turn-shape": ScenarioExperiment(_parallel, judge_turn_shape, picture="two-tools"),
+    "loop.continuation-explicit": ScenarioExperiment(_continuation_app, judge_continuation_explicit),
+    "loop.wider-run": ScenarioExperiment(_continuation_app, judge_continuation_explicit, "settle-continue"),
+    "inputs.branch-injection": ScenarioExperiment(
+        common.four_inputs, common.judge_branch_injection, picture="sentence"
+    ),
+    "inputs.tool-registration": ScenarioExperiment(common.four_inputs, judge_tool_registration, picture="tool"),
+    "inputs.neither-changes-other": ScenarioExperiment(common.four_inputs, judge_neither_changes_other, picture="both"),
+    "context.tool-definitions-active": ScenarioExperiment(common.four_inputs, judge_tool_definitions_active),
+    "context.extensions-add-instructions": ScenarioExperiment(
+        common.four_inputs, common.judge_branch_injection, "sentence"
+    ),
+    "run.turn-versus-run": ScenarioExperiment(_word_count_agent, judge_turn_versus_run),
+    "run.agent-end-not-the-end": ScenarioExperiment(common.settle, common.judge_agent_end_not_the_end),
+    "settle.before-settle-actionable": ScenarioExperiment(common.settle, common.judge_before_settle_actionable),
+    "settle.settled-final": ScenarioExperiment(common.settle, common.judge_settled_final),
+    "settle.permission-sequence": ScenarioExperiment(common.settle, judge_permission_sequence),
+    "queue.steering-after-turn": ScenarioExperiment(_steering, judge_steering),
+    "queue.follow-up-after-pending-work": ScenarioExperiment(_follow_up, judge_follow_up),
+    "queue.abort-keeps-queued": ScenarioExperiment(_abort, judge_abort_keeps_queued),
+    "packages.core-runs-alone": ScenarioExperiment(_word_count_agent, judge_core_runs_alone),
+    "seam.prepare-request-throw-stops": ScenarioExperiment(
         _prepare_request, judge_prepare_request_throw, picture="hook-throws-second"
     ),
-    "pi-01.seam.before-tool-call-mutation": ScenarioExperiment(_before_tool_call, judge_before_tool_call_mutation),
-    "pi-01.example.three-lines": BookExampleExperiment(
-        "ch01-agent-core", judge_book_three_lines, ScenarioExperiment(_word_count_agent, judge_port_three_lines)
+    "seam.before-tool-call-mutation": ScenarioExperiment(_before_tool_call, judge_before_tool_call_mutation),
+    "example.three-lines": BookExampleExperiment(
+        NAME, program, judge_book_three_lines, ScenarioExperiment(_word_count_agent, judge_port_three_lines)
     ),
-    "pi-01.example.node-runs-typescript": BookExampleExperiment("ch01-agent-core", judge_node_runs_typescript),
-    "pi-01.example.tool-shape": ScenarioExperiment(_word_count_agent, judge_tool_shape),
-    "pi-01.example.runs-on-pinned-packages": BookExampleExperiment("ch01-agent-core", judge_book_runs_on_pinned),
+    "example.node-runs-typescript": BookExampleExperiment(NAME, program, judge_node_runs_typescript),
+    "example.tool-shape": ScenarioExperiment(_word_count_agent, judge_tool_shape),
+    "example.runs-on-pinned-packages": BookExampleExperiment(NAME, program, judge_book_runs_on_pinned),
 }
+EXPERIMENTS.update(probes.EXPERIMENTS)
+EXPERIMENTS.update({name: PackageExperiment(judge, packages.load_facts) for name, judge in packages.JUDGES.items()})

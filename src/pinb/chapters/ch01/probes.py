@@ -7,13 +7,10 @@ These check pinb's model of Pi (which follows Pi 1.6.0's code); they say nothing
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
+from pinb.chapters import probing
 from pinb.chapters.experiments import Finding, Params, ProbeExperiment
-
-Shown = dict[str, Any]
-
 
 # --- helpers ----------------------------------------------------------------------------------------------------
 
@@ -36,14 +33,6 @@ def _word_count_tool() -> Any:
         execute=execute,
     )
     return tool, received
-
-
-def _faux(*responses: Any) -> Any:
-    from pinb.ai.faux import FauxProvider
-
-    provider = FauxProvider()
-    provider.set_responses(list(responses))
-    return provider
 
 
 def _count_script(text: str = "the quick brown fox", answer: str = "Four words.") -> list[Any]:
@@ -75,7 +64,7 @@ def _entries_json(manager: Any) -> list[dict[str, Any]]:
     return [e.model_dump(mode="json", by_alias=True, exclude_none=True) for e in manager.get_entries()]
 
 
-def _tree_shown(manager: Any, **more: Any) -> Shown:
+def _tree_shown(manager: Any, **more: Any) -> probing.Shown:
     """What a session-tree probe shows: every entry and the leaf, plus anything probe-specific."""
     return {"entries": _entries_json(manager), "leaf": manager.get_leaf_id(), **more}
 
@@ -109,7 +98,7 @@ def _edited_session() -> tuple[Any, dict[str, str]]:
 # --- chapter 01: the session tree -------------------------------------------------------------------------------
 
 
-async def tree_entries(params: Params) -> tuple[Finding, Shown]:
+async def tree_entries(params: Params) -> tuple[Finding, probing.Shown]:
     manager, ids = _edited_session()
     entries = manager.get_entries()
     by_id = {e.id: e for e in entries}
@@ -124,7 +113,7 @@ async def tree_entries(params: Params) -> tuple[Finding, Shown]:
     ), _tree_shown(manager)
 
 
-async def tree_active_branch(params: Params) -> tuple[Finding, Shown]:
+async def tree_active_branch(params: Params) -> tuple[Finding, probing.Shown]:
     manager, ids = _edited_session()
     branch_ids = [e.id for e in manager.get_branch()]
     history = _messages(manager)
@@ -136,7 +125,7 @@ async def tree_active_branch(params: Params) -> tuple[Finding, Shown]:
     return Finding(holds, f"next request's history: {history}"), _tree_shown(manager)
 
 
-async def tree_branches_survive(params: Params) -> tuple[Finding, Shown]:
+async def tree_branches_survive(params: Params) -> tuple[Finding, probing.Shown]:
     from pinb.app.session_tree import SessionManager
 
     manager, ids = _edited_session()
@@ -151,7 +140,7 @@ async def tree_branches_survive(params: Params) -> tuple[Finding, Shown]:
     ), _tree_shown(manager)
 
 
-async def tree_walk_versus_branch(params: Params) -> tuple[Finding, Shown]:
+async def tree_walk_versus_branch(params: Params) -> tuple[Finding, probing.Shown]:
     manager, ids = _edited_session()
     walk = [e.id for e in manager.get_entries()]
     branch = [e.id for e in manager.get_branch()]
@@ -166,7 +155,7 @@ async def tree_walk_versus_branch(params: Params) -> tuple[Finding, Shown]:
     ), _tree_shown(manager)
 
 
-async def compaction(params: Params) -> tuple[Finding, Shown]:
+async def compaction(params: Params) -> tuple[Finding, probing.Shown]:
     manager, say = _tree(None)
     ids = [say("user", "q1"), say("assistant", "a1"), say("user", "q2"), say("assistant", "a2")]
     before = _messages(manager)
@@ -204,7 +193,7 @@ SKILL = (
 )
 
 
-async def context_ladder(params: Params) -> Shown:
+async def context_ladder(params: Params) -> probing.Shown:
     """The system prompt with each rung added in turn; each claim's probe reads the part it is about."""
     base, _ = _prompt({})
     with_context, resources = _prompt(BASE_FILES)
@@ -226,7 +215,7 @@ def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else ""
 
 
-async def context_base_and_files(params: Params) -> tuple[Finding, Shown]:
+async def context_base_and_files(params: Params) -> tuple[Finding, probing.Shown]:
     shown = await context_ladder(params)
     base_head = _first_line(shown["base"])
     prompt = shown["with_context"]
@@ -240,7 +229,7 @@ async def context_base_and_files(params: Params) -> tuple[Finding, Shown]:
     ), shown
 
 
-async def context_agents_by_directory(params: Params) -> tuple[Finding, Shown]:
+async def context_agents_by_directory(params: Params) -> tuple[Finding, probing.Shown]:
     shown = await context_ladder(params)
     prompt = shown["with_context"]
     order_ok = 0 <= prompt.find("Root rule") < prompt.find("App rule")
@@ -254,7 +243,7 @@ async def context_agents_by_directory(params: Params) -> tuple[Finding, Shown]:
     ), shown
 
 
-async def context_append(params: Params) -> tuple[Finding, Shown]:
+async def context_append(params: Params) -> tuple[Finding, probing.Shown]:
     shown = await context_ladder(params)
     appended = shown["appended"]
     kept_base = appended.startswith(shown["with_context"].split("\n")[0])
@@ -266,7 +255,7 @@ async def context_append(params: Params) -> tuple[Finding, Shown]:
     ), shown
 
 
-async def context_system_md(params: Params) -> tuple[Finding, Shown]:
+async def context_system_md(params: Params) -> tuple[Finding, probing.Shown]:
     shown = await context_ladder(params)
     base_head = _first_line(shown["base"])
     replaced = shown["replaced"]
@@ -278,7 +267,7 @@ async def context_system_md(params: Params) -> tuple[Finding, Shown]:
     ), shown
 
 
-async def context_skills(params: Params) -> tuple[Finding, Shown]:
+async def context_skills(params: Params) -> tuple[Finding, probing.Shown]:
     shown = await context_ladder(params)
     prompt = shown["skills"]
     holds = "Write release notes from the changelog." in prompt and "SKILL BODY" not in prompt
@@ -289,7 +278,7 @@ async def context_skills(params: Params) -> tuple[Finding, Shown]:
     ), shown
 
 
-async def context_table_system_prompt(params: Params) -> tuple[Finding, Shown]:
+async def context_table_system_prompt(params: Params) -> tuple[Finding, probing.Shown]:
     parts = [await context_base_and_files(params), await context_append(params), await context_system_md(params)]
     handler = await before_agent_start_text(params)
     names = ("AGENTS.md", "APPEND_SYSTEM.md", "SYSTEM.md", "a before_agent_start handler")
@@ -300,13 +289,7 @@ async def context_table_system_prompt(params: Params) -> tuple[Finding, Shown]:
 # --- sessions and extensions ------------------------------------------------------------------------------------
 
 
-async def _session(provider: Any, extensions: list[Any] | None = None, tools: list[Any] | None = None) -> Any:
-    from pinb.app.session import create_agent_session
-
-    return await create_agent_session(stream_fn=provider.stream, extensions=extensions or [], tools=tools or [])
-
-
-async def before_agent_start_text(params: Params) -> tuple[Finding, Shown]:
+async def before_agent_start_text(params: Params) -> tuple[Finding, probing.Shown]:
     from pinb.ai.faux import faux_assistant_message, faux_text
     from pinb.app.extensions.results import BeforeAgentStartEventResult
 
@@ -321,8 +304,8 @@ async def before_agent_start_text(params: Params) -> tuple[Finding, Shown]:
 
         pi.on("before_agent_start", on_start)
 
-    provider = _faux(faux_assistant_message([faux_text("one")]), faux_assistant_message([faux_text("two")]))
-    session = await _session(provider, [("appender", extension)])
+    provider = probing.faux(faux_assistant_message([faux_text("one")]), faux_assistant_message([faux_text("two")]))
+    session = await probing.session_with(provider, [("appender", extension)])
     await session.prompt("first")
     await session.prompt("second")
     prompts = [_request_prompt(r) for r in provider.requests]
@@ -336,7 +319,7 @@ async def before_agent_start_text(params: Params) -> tuple[Finding, Shown]:
     ), {"prompts": prompts}
 
 
-async def request_assembled(params: Params) -> tuple[Finding, Shown]:
+async def request_assembled(params: Params) -> tuple[Finding, probing.Shown]:
     from pinb.ai.transcript import get_current_tools
 
     def make_tool(name: str) -> Any:
@@ -349,8 +332,8 @@ async def request_assembled(params: Params) -> tuple[Finding, Shown]:
     async def one(tools: list[str]) -> Any:
         from pinb.ai.faux import faux_assistant_message, faux_text
 
-        provider = _faux(faux_assistant_message([faux_text("ok")]))
-        session = await _session(provider, tools=[make_tool(n) for n in tools])
+        provider = probing.faux(faux_assistant_message([faux_text("ok")]))
+        session = await probing.session_with(provider, tools=[make_tool(n) for n in tools])
         await session.prompt("same words")
         session.dispose()
         request = provider.requests[0]
@@ -369,7 +352,7 @@ async def request_assembled(params: Params) -> tuple[Finding, Shown]:
     ), {}
 
 
-async def table_tools(params: Params) -> tuple[Finding, Shown]:
+async def table_tools(params: Params) -> tuple[Finding, probing.Shown]:
     from pinb.agent import AgentToolResult
     from pinb.ai.faux import faux_assistant_message, faux_text
     from pinb.ai.transcript import get_current_tools
@@ -382,8 +365,8 @@ async def table_tools(params: Params) -> tuple[Finding, Shown]:
             execute=lambda *a: AgentToolResult(),
         )
 
-    provider = _faux(*(faux_assistant_message([faux_text(t)]) for t in ("one", "two")))
-    session = await _session(provider, [("registrar", extension)])
+    provider = probing.faux(*(faux_assistant_message([faux_text(t)]) for t in ("one", "two")))
+    session = await probing.session_with(provider, [("registrar", extension)])
     await session.prompt("first")
     session.set_active_tools_by_name([])
     await session.prompt("second")
@@ -393,7 +376,7 @@ async def table_tools(params: Params) -> tuple[Finding, Shown]:
     return Finding(holds, f"tools per request: registered → {tools[0]}; after set_active_tools([]) → {tools[1:]}"), {}
 
 
-async def table_active_branch(params: Params) -> tuple[Finding, Shown]:
+async def table_active_branch(params: Params) -> tuple[Finding, probing.Shown]:
     from pinb.ai.faux import faux_assistant_message, faux_text
     from pinb.ai.types import message_text
     from pinb.app.extensions.results import ContextEventResult
@@ -404,8 +387,8 @@ async def table_active_branch(params: Params) -> tuple[Finding, Shown]:
 
         pi.on("context", on_context)
 
-    provider = _faux(*(faux_assistant_message([faux_text(t)]) for t in ("one", "two")))
-    session = await _session(provider, [("pruner", extension)])
+    provider = probing.faux(*(faux_assistant_message([faux_text(t)]) for t in ("one", "two")))
+    session = await probing.session_with(provider, [("pruner", extension)])
     await session.prompt("forget this")
     await session.prompt("keep this")
     session.dispose()
@@ -418,229 +401,14 @@ async def table_active_branch(params: Params) -> tuple[Finding, Shown]:
     ), {}
 
 
-async def declared_result_type(params: Params) -> tuple[Finding, Shown]:
-    from pinb.ai.faux import faux_assistant_message, faux_text
-
-    errors: list[Any] = []
-    returned: list[str] = []
-
-    def extension(pi: Any) -> None:
-        def returning(value: dict[str, Any]) -> Any:
-            def handler(event: Any, ctx: Any) -> Any:
-                returned.append(event.type)
-                return value
-
-            return handler
-
-        pi.on("turn_start", returning({"block": True, "reason": "turn_start has no result"}))
-        pi.on("agent_start", returning({"continue": True}))
-
-    provider = _faux(faux_assistant_message([faux_text("done")]), faux_assistant_message([faux_text("again?")]))
-    from pinb.app.session import create_agent_session
-
-    session = await create_agent_session(
-        stream_fn=provider.stream, extensions=[("returner", extension)], on_error=errors.append
-    )
-    await session.prompt("go")
-    session.dispose()
-    # Only an observation if both handlers did return their values: a handler that never ran proves nothing.
-    holds = sorted(returned) == ["agent_start", "turn_start"] and len(provider.requests) == 1
-    return Finding(
-        holds,
-        f"handlers returned values on notify-only events {sorted(returned)}; requests made: "
-        f"{len(provider.requests)}; errors reported: {len(errors)}",
-    ), {}
-
-
-async def unconditional_loop(params: Params) -> tuple[Finding, Shown]:
-    """A handler that continues every time; the probe itself stops it after `loop_limit` boundaries."""
-    from pinb.ai.faux import faux_assistant_message, faux_text
-
-    cap = int(params.get("loop_limit", 6))
-    asked = {"n": 0}
-
-    def extension(pi: Any) -> None:
-        def always(event: Any, ctx: Any) -> Any:
-            asked["n"] += 1
-            if asked["n"] > cap:  # the probe's safety stop, not the handler's condition
-                return None
-            draft = {"type": "custom_message", "customType": "again", "content": "Once more.", "display": False}
-            return {"entries": [*event.entries, draft], "continue": True}
-
-        pi.on("agent_before_settle", always)
-
-    provider = _faux(*(faux_assistant_message([faux_text(f"reply {i}")]) for i in range(cap + 2)))
-    session = await _session(provider, [("looper", extension)])
-    await session.prompt("go")
-    session.dispose()
-    requests = len(provider.requests)
-    holds = asked["n"] == cap + 1 and requests == cap + 1
-    return Finding(
-        holds,
-        f"a handler that appends an entry and answers continue: true every time was asked {asked['n']} times and "
-        f"the run made {requests} requests; nothing but the probe's own stop after {cap} continuations ended it",
-    ), {}
-
-
-async def project_trust(params: Params) -> tuple[Finding, Shown]:
-    from pinb.ai.faux import faux_assistant_message, faux_text
-    from pinb.app.extensions.events import ProjectTrustEvent
-    from pinb.app.extensions.results import ProjectTrustEventResult
-
-    seen: list[str] = []
-
-    def answering(name: str, answer: str) -> Any:
-        def extension(pi: Any) -> None:
-            def on_trust(event: Any, ctx: Any) -> Any:
-                seen.append(name)
-                return ProjectTrustEventResult(trusted=answer)
-
-            pi.on("project_trust", on_trust)
-
-        return (name, extension)
-
-    provider = _faux(faux_assistant_message([faux_text("ok")]))
-    extensions = [answering("a", "undecided"), answering("b", "yes"), answering("c", "no")]
-    session = await _session(provider, extensions)
-    outcome = await session.extension_runner.emit_project_trust(ProjectTrustEvent(cwd="/project"))
-    session.dispose()
-    decided = getattr(getattr(outcome, "result", None), "trusted", None)
-    holds = decided == "yes" and seen == ["a", "b"]
-    return Finding(holds, f"handlers asked: {seen}; decision: {decided!r}"), {}
-
-
-async def session_shutdown(params: Params) -> tuple[Finding, Shown]:
-    from pinb.ai.faux import faux_assistant_message, faux_text
-
-    reasons: list[str] = []
-
-    def extension(pi: Any) -> None:
-        pi.on("session_shutdown", lambda event, ctx: reasons.append(event.reason))
-
-    provider = _faux(faux_assistant_message([faux_text("ok")]))
-    session = await _session(provider, [("releaser", extension)])
-    await session.prompt("hi")
-    await session.shutdown("quit")
-    holds = reasons == ["quit"]
-    return Finding(
-        holds, f"session_shutdown reached the handler with reasons {reasons} (the host's exit path, as in Pi)"
-    ), {}
-
-
-OWN_SUMMARY = "The user asked three questions; the last one is still open."
-DEFAULT_SUMMARY = "Summary pinb writes where Pi would ask the model."
-BEFORE_COMPACT_FIELDS = ("preparation", "reason", "willRetry", "signal")
-
-
-async def _compacted(answer: Callable[[Any], Any]) -> dict[str, Any]:
-    """Three turns, then a manual compact() whose session_before_compact handler answers `answer(event)`.
-
-    Without the handler's say the compaction goes through with `DEFAULT_SUMMARY` (pinb's stand-in for the
-    summary Pi asks the model for), so a cancel that is ignored shows as a compaction entry. Returns what the
-    handler saw, what compact() did to the branch, and the next request's messages.
-    """
-    from pinb.ai.abort import AbortSignal
-    from pinb.ai.faux import faux_assistant_message, faux_text
-    from pinb.ai.types import message_text
-    from pinb.app.session_compaction import CompactionSettings
-
-    seen: dict[str, Any] = {}
-
-    def extension(pi: Any) -> None:
-        def before(event: Any, ctx: Any) -> Any:
-            prep = event.preparation
-            seen.update(
-                fields=sorted(event.model_dump(by_alias=True)),
-                reason=event.reason,
-                will_retry=event.will_retry,
-                signal=type(event.signal).__name__,
-                signal_live=isinstance(event.signal, AbortSignal) and not event.signal.aborted,
-                first_kept=prep.first_kept_entry_id,
-                tokens_before=prep.tokens_before,
-                to_summarize=len(prep.messages_to_summarize),
-            )
-            return answer(event)
-
-        pi.on("session_before_compact", before)
-
-    provider = _faux(*(faux_assistant_message([faux_text(f"answer {n} " + "word " * 50)]) for n in range(4)))
-    session = await _session(provider, [("compactor", extension)])
-    for n in range(3):
-        await session.prompt(f"question {n} " + "word " * 50)
-    before_ids = [e.id for e in session.session_manager.get_branch()]
-    try:
-        # keep_recent_tokens=1 keeps only the last reply, so three short turns are enough to compact.
-        await session.compact(
-            summarize=lambda prep, extra: (DEFAULT_SUMMARY, "") if prep.is_split_turn else DEFAULT_SUMMARY,
-            settings=CompactionSettings(keep_recent_tokens=1),
-        )
-        raised = None
-    except Exception as error:  # a cancelled compaction raises, as Pi's compact() rejects
-        raised = f"{type(error).__name__}: {error}"
-    branch = session.session_manager.get_branch()
-    compactions = [e for e in branch if e.type == "compaction"]
-    await session.prompt("question 3")
-    session.dispose()
-    request = provider.requests[-1].context.messages if provider.requests else ()
-    return {
-        "seen": seen,
-        "raised": raised,
-        "branch_unchanged": [e.id for e in branch] == before_ids,
-        "compaction": [
-            {"summary": e.summary, "first_kept": e.first_kept_entry_id, "from_hook": e.from_hook} for e in compactions
-        ],
-        "next_request": [f"{m.role}:{message_text(m) or ''}" for m in request if m.role != "system"],
-    }
-
-
-def judge_before_compact(cancel: dict[str, Any], supply: dict[str, Any]) -> Finding:
-    """Cancel leaves the branch alone; a supplied summary becomes the compaction and heads the next request."""
-    from pinb.app.session_messages import COMPACTION_SUMMARY_PREFIX
-
-    fields = cancel["seen"].get("fields", [])
-    missing = [name for name in BEFORE_COMPACT_FIELDS if name not in fields]
-    carried = not missing and cancel["seen"].get("reason") == "manual" and cancel["seen"].get("will_retry") is False
-    carried = carried and cancel["seen"].get("signal_live") is True and cancel["seen"].get("to_summarize", 0) > 0
-    cancelled = cancel["raised"] is not None and cancel["branch_unchanged"] and not cancel["compaction"]
-    cancelled = cancelled and any(m.startswith("user:question 0") for m in cancel["next_request"])
-    entry = supply["compaction"][-1] if supply["compaction"] else {}
-    head = supply["next_request"][0] if supply["next_request"] else ""
-    supplied = supply["raised"] is None and entry.get("summary") == OWN_SUMMARY and entry.get("from_hook") is True
-    supplied = supplied and entry.get("first_kept") == supply["seen"].get("first_kept")
-    supplied = supplied and head.startswith("user:" + COMPACTION_SUMMARY_PREFIX) and OWN_SUMMARY in head
-    supplied = supplied and not any("question 0" in m for m in supply["next_request"])
-    seen = cancel["seen"]
-    return Finding(
-        carried and cancelled and supplied,
-        f"the event carried {[n for n in BEFORE_COMPACT_FIELDS if n in fields]} (missing {missing}): reason "
-        f"{seen.get('reason')!r}, willRetry {seen.get('will_retry')}, signal {seen.get('signal')} (live: "
-        f"{seen.get('signal_live')}), preparation to summarise {seen.get('to_summarize')} messages; "
-        f"{{cancel: true}} → compact() {cancel['raised']!r}, branch unchanged: {cancel['branch_unchanged']}, "
-        f"compaction entries {len(cancel['compaction'])}; own summary → compaction entry {entry.get('summary')!r} "
-        f"(fromHook {entry.get('from_hook')}), next request after the system prompt starts "
-        f"{head[:60] + '…' if len(head) > 60 else head!r} and carries the summary: {OWN_SUMMARY in head}",
-    )
-
-
-async def session_before_compact(params: Params) -> tuple[Finding, Shown]:
-    def own(event: Any) -> dict[str, Any]:
-        prep = event.preparation
-        compaction = {"summary": OWN_SUMMARY, "firstKeptEntryId": prep.first_kept_entry_id}
-        return {"compaction": {**compaction, "tokensBefore": prep.tokens_before}}
-
-    cancel = await _compacted(lambda event: {"cancel": True})
-    supply = await _compacted(own)
-    return judge_before_compact(cancel, supply), {"cancel": cancel, "supply": supply}
-
-
 # --- chapter 01: the provider argument --------------------------------------------------------------------------
 
 
-async def provider_is_one_argument(params: Params) -> tuple[Finding, Shown]:
+async def provider_is_one_argument(params: Params) -> tuple[Finding, probing.Shown]:
     from pinb.agent import Agent
 
     async def run(answer: str) -> tuple[list[str], int]:
-        provider = _faux(*_count_script(answer=answer))
+        provider = probing.faux(*_count_script(answer=answer))
         tool, received = _word_count_tool()
         agent = Agent(
             initial_state={"system_prompt": "You count words.", "model": provider.get_model(), "tools": [tool]},
@@ -668,27 +436,22 @@ async def provider_is_one_argument(params: Params) -> tuple[Finding, Shown]:
 
 
 EXPERIMENTS: dict[str, ProbeExperiment] = {
-    "pi-01.tree.entries-id-parent": ProbeExperiment(tree_entries),
-    "pi-01.tree.active-branch-supplies-history": ProbeExperiment(tree_active_branch),
-    "pi-01.tree.branches-survive-edits": ProbeExperiment(tree_branches_survive),
-    "pi-01.tree.walk-versus-branch": ProbeExperiment(tree_walk_versus_branch),
-    "pi-01.compaction.replaces-in-later-requests": ProbeExperiment(compaction),
-    "pi-01.compaction.entries-stay": ProbeExperiment(compaction),
-    "pi-01.context.base-and-context-files": ProbeExperiment(context_base_and_files),
-    "pi-01.context.agents-md-by-directory": ProbeExperiment(context_agents_by_directory),
-    "pi-01.context.append-system-additive": ProbeExperiment(context_append),
-    "pi-01.context.system-md-replaces": ProbeExperiment(context_system_md),
-    "pi-01.context.skill-descriptions-always": ProbeExperiment(context_skills),
-    "pi-01.context.skill-instructions-on-demand": ProbeExperiment(context_skills),
-    "pi-01.inputs.table-system-prompt": ProbeExperiment(context_table_system_prompt),
-    "pi-01.inputs.table-active-branch": ProbeExperiment(table_active_branch),
-    "pi-01.inputs.table-tools": ProbeExperiment(table_tools),
-    "pi-01.loop.request-assembled": ProbeExperiment(request_assembled),
-    "pi-01.seam.before-agent-start-text-not-builder": ProbeExperiment(before_agent_start_text),
-    "pi-01.example.provider-is-one-argument": ProbeExperiment(provider_is_one_argument),
-    "pi-16.dispatch.declared-result-type": ProbeExperiment(declared_result_type),
-    "pi-16.settle.unconditional-can-loop": ProbeExperiment(unconditional_loop),
-    "pi-16.events.project-trust": ProbeExperiment(project_trust),
-    "pi-16.events.session-shutdown": ProbeExperiment(session_shutdown),
-    "pi-16.events.session-before-compact": ProbeExperiment(session_before_compact),
+    "tree.entries-id-parent": ProbeExperiment(tree_entries),
+    "tree.active-branch-supplies-history": ProbeExperiment(tree_active_branch),
+    "tree.branches-survive-edits": ProbeExperiment(tree_branches_survive),
+    "tree.walk-versus-branch": ProbeExperiment(tree_walk_versus_branch),
+    "compaction.replaces-in-later-requests": ProbeExperiment(compaction),
+    "compaction.entries-stay": ProbeExperiment(compaction),
+    "context.base-and-context-files": ProbeExperiment(context_base_and_files),
+    "context.agents-md-by-directory": ProbeExperiment(context_agents_by_directory),
+    "context.append-system-additive": ProbeExperiment(context_append),
+    "context.system-md-replaces": ProbeExperiment(context_system_md),
+    "context.skill-descriptions-always": ProbeExperiment(context_skills),
+    "context.skill-instructions-on-demand": ProbeExperiment(context_skills),
+    "inputs.table-system-prompt": ProbeExperiment(context_table_system_prompt),
+    "inputs.table-active-branch": ProbeExperiment(table_active_branch),
+    "inputs.table-tools": ProbeExperiment(table_tools),
+    "loop.request-assembled": ProbeExperiment(request_assembled),
+    "seam.before-agent-start-text-not-builder": ProbeExperiment(before_agent_start_text),
+    "example.provider-is-one-argument": ProbeExperiment(provider_is_one_argument),
 }

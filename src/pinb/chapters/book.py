@@ -1,0 +1,121 @@
+"""The book's manuscript, read from where the user keeps it: pinb commits no copy of a chapter or its code.
+
+The book directory is, in this order: `PINB_BOOK` (which `pinb --book DIR` sets for everything it runs), or
+`[tool.pinb] book = "…"` in the project's `pyproject.toml` (relative to that file). Without either, or when the
+directory or a chapter's file is missing, the chapter text is not available: quotes and fingerprints are then
+unverified, and a claim about the book's own code cannot run.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from pinb.chapters.ledger import Ledger, TextSource
+from pinb.errors import UsageError
+
+BOOK_ENV = "PINB_BOOK"
+#: What status and reports say when a chapter's text cannot be read.
+TEXT_UNAVAILABLE = "chapter text not available: quotes and fingerprint unverified"
+
+
+def project_root(start: Path | None = None) -> Path | None:
+    """The nearest folder at or above `start` (default: the working directory) holding `pyproject.toml`."""
+    here = (start or Path.cwd()).resolve()
+    return next((folder for folder in (here, *here.parents) if (folder / "pyproject.toml").is_file()), None)
+
+
+def book_dir(root: Path | None = None) -> Path | None:
+    """The book directory the user named (`PINB_BOOK`, else `[tool.pinb] book`), or None when none is named."""
+    named = os.environ.get(BOOK_ENV)
+    if named:
+        return Path(named).expanduser().resolve()
+    root = root or project_root()
+    if root is None:
+        return None
+    try:
+        config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    value = config.get("tool", {}).get("pinb", {}).get("book")
+    if not isinstance(value, str) or not value:
+        return None
+    return (root / value).resolve()
+
+
+def cut(text: str, source: TextSource) -> str:
+    """The part of a file the ledger quotes: after the `start` marker's line, before the `end` marker's line."""
+    lines = text.splitlines(keepends=True)
+    first, last = 0, len(lines)
+    if source.start is not None:
+        found = next((i for i, line in enumerate(lines) if source.start in line), None)
+        if found is None:
+            raise UsageError(f"{source.file}: the start marker {source.start!r} is not in the text")
+        first = found + 1
+    if source.end is not None:
+        found = next((i for i in range(first, len(lines)) if source.end in lines[i]), None)
+        if found is None:
+            raise UsageError(f"{source.file}: the end marker {source.end!r} is not in the text")
+        last = found
+    return "".join(lines[first:last])
+
+
+@dataclass(frozen=True)
+class ChapterText:
+    path: Path
+    text: str
+    """The quoted part of the file (see `cut`), then that of each `also_quoted_from` file."""
+
+
+def chapter_text(ledger: Ledger, root: Path | None = None) -> ChapterText | None:
+    """The chapter's text from the book directory, or None when it is not available."""
+    folder = book_dir(root)
+    if folder is None:
+        return None
+    parts = []
+    for source in (ledger.text, *ledger.also_quoted_from):
+        try:
+            parts.append(cut((folder / source.file).read_text(encoding="utf-8"), source))
+        except (OSError, UnicodeDecodeError):
+            return None
+    return ChapterText(folder / ledger.text.file, "\n\n".join(parts))
+
+
+def printed_code(text: str, first_line: str, last_line: str) -> str:
+    """Code the chapter prints, verbatim: from the line starting with `first_line` to the next one starting with
+    `last_line`, both included."""
+    lines = text.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.startswith(first_line)), None)
+    if start is None:
+        raise UsageError(f"the chapter text has no line starting with {first_line!r}")
+    end = next((i for i in range(start, len(lines)) if lines[i].startswith(last_line)), None)
+    if end is None:
+        raise UsageError(f"the chapter text has no line starting with {last_line!r} after {first_line!r}")
+    return "".join(lines[start : end + 1])
+
+
+def normalised(text: str) -> str:
+    """Whitespace runs as one space: how quotes are compared with the text (line breaks are the typesetter's)."""
+    return " ".join(text.split())
+
+
+def missing_quotes(ledger: Ledger, text: str) -> list[tuple[str, str]]:
+    """(claim id, quote) for each quote of the ledger that the chapter text does not contain."""
+    haystack = normalised(text)
+    return [(c.id, q) for c in ledger.claims for q in c.quotes if normalised(q) not in haystack]
+
+
+__all__ = [
+    "BOOK_ENV",
+    "TEXT_UNAVAILABLE",
+    "ChapterText",
+    "book_dir",
+    "chapter_text",
+    "cut",
+    "missing_quotes",
+    "normalised",
+    "printed_code",
+    "project_root",
+]

@@ -1,0 +1,127 @@
+"""Chapter 16's review guard as data: its three patterns and a corpus of commands that force-push or destroy work.
+
+Each corpus case carries the verdict real JavaScript gives for the book's guard (Node 22 running the handler body
+on the case's input), so a notebook can show a useful guard that is not an unconditional prohibition. The scenario
+builders here put the book's guard into a scenario as a `block_if_match` action.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from pydantic import BaseModel, ConfigDict
+
+# Chapter 16, the `BLOCKED` array, as regex sources (what `hit.source` prints).
+BOOK_PATTERNS: Final[tuple[str, ...]] = (
+    r"\bgit\s+push\b[^\n]*(--force(?:-with-lease)?|-f)\b",
+    r"\bgit\s+reset\s+--hard\b",
+    r"\bgit\s+clean\b[^\n]*-[a-z]*f",
+)
+
+
+class EvasionCase(BaseModel):
+    """One command and the verdict the book's guard gives it in real JavaScript (checked with Node)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    command: str
+    """The bash command (or file content, for a non-shell tool)."""
+    destroys: str
+    """What running it loses or rewrites; "nothing" marks a false positive."""
+    js_blocked: bool
+    """What the book's handler decides in JavaScript (Node 22, JSON.stringify + RegExp.test)."""
+    js_pattern: str | None = None
+    """Source of the pattern that matched in JavaScript, if any."""
+    tool_name: str = "bash"
+    """The tool the call goes through; the guard inspects only bash and powershell."""
+    note: str = ""
+    """Why the verdict comes out as it does."""
+
+    @property
+    def input(self) -> dict[str, Any]:
+        """The tool input the handler sees."""
+        if self.tool_name == "write":
+            return {"path": "cleanup.sh", "content": self.command}
+        return {"command": self.command}
+
+
+_PUSH, _RESET, _CLEAN = BOOK_PATTERNS
+
+
+def _case(command: str, destroys: str, pattern: str | None, note: str = "", tool_name: str = "bash") -> EvasionCase:
+    return EvasionCase(
+        command=command,
+        destroys=destroys,
+        js_blocked=pattern is not None,
+        js_pattern=pattern,
+        tool_name=tool_name,
+        note=note,
+    )
+
+
+_REMOTE = "rewrites the remote branch's history"
+_LOCAL = "uncommitted changes in the working tree"
+_UNTRACKED = "untracked (and ignored) files"
+
+# Verdicts recorded from Node 22 running the book's handler body on {command} (see tests/app/test_guard.py).
+EVASION_CORPUS: Final[tuple[EvasionCase, ...]] = (
+    _case("git push --force", _REMOTE, _PUSH, "the book's own example"),
+    _case("git push -f origin main", _REMOTE, _PUSH),
+    _case("git push origin main --force", _REMOTE, _PUSH, "[^\\n]* lets the flag come after the refspec"),
+    _case("git push --force-with-lease", _REMOTE, _PUSH, "listed in the pattern"),
+    _case("git push --force-if-includes --force-with-lease", _REMOTE, _PUSH),
+    _case("git  push --force", _REMOTE, _PUSH, "\\s+ absorbs the second space"),
+    _case("git push origin +main", _REMOTE, None, "a leading + on the refspec forces that ref; no flag to match"),
+    _case("git push --forc origin main", _REMOTE, None, "git accepts unambiguous abbreviations of long options"),
+    _case("git push -uf origin main", _REMOTE, None, "bundled short flags: no '-f' after a non-word character"),
+    _case("git -c x=y push -f", _REMOTE, None, "an option between git and push breaks git\\s+push"),
+    _case("GIT PUSH --FORCE", _REMOTE, None, "the regexes have no i flag (GIT runs git on case-insensitive systems)"),
+    _case("git\tpush --force", _REMOTE, None, "JSON.stringify turns the tab into the two characters \\t"),
+    _case("cd repo\ngit push --force", _REMOTE, None, "the newline becomes \\n, so 'ngit' has no word boundary"),
+    _case("g=git; $g push --force", _REMOTE, None, "the command name comes from a variable"),
+    _case("echo Z2l0IHB1c2ggLS1mb3JjZQ== | base64 -d | sh", _REMOTE, None, "the command is encoded"),
+    _case('sh -c "git push --force"', _REMOTE, _PUSH, "escaped quotes do not hide the text"),
+    _case("git push --mirror", "overwrites and deletes every remote ref to mirror the local ones", None),
+    _case("git push -d origin main", "deletes the remote branch", None),
+    _case("git push origin :main", "deletes the remote branch", None),
+    _case("git push origin --delete main", "deletes the remote branch", None),
+    _case("git rebase -i HEAD~5 && git push --force-with-lease", _REMOTE, _PUSH, "the push half is caught"),
+    _case("git commit --amend --no-edit && git push origin HEAD:main -f", _REMOTE, _PUSH),
+    _case("git filter-branch --tree-filter 'rm -f secrets' HEAD", "rewrites every commit on the branch", None),
+    _case("git reset --hard", _LOCAL, _RESET),
+    _case("git reset --hard HEAD~3", "the last three commits and " + _LOCAL, _RESET),
+    _case("git reset\t--hard", _LOCAL, None, "tab becomes \\t in JSON"),
+    _case("git reset --har", _LOCAL, None, "abbreviated long option"),
+    _case("git checkout -- .", _LOCAL, None),
+    _case("git restore .", _LOCAL, None),
+    _case("git stash clear", "every stash entry", None),
+    _case("git branch -D feature", "the local branch and commits only it holds", None),
+    _case("git clean -fdx", _UNTRACKED, _CLEAN),
+    _case("git clean -xdf", _UNTRACKED, _CLEAN, "-[a-z]*f allows letters before the f"),
+    _case("git clean -d -x -f", _UNTRACKED, _CLEAN),
+    _case("git clean --force -d", _UNTRACKED, _CLEAN, "the '-f' inside '--force' matches"),
+    _case("rm -rf .git", "the whole repository history", None),
+    _case("git reflog expire --expire=now --all && git gc --prune=now", "unreachable commits, for good", None),
+    _case(
+        "git push origin main; rm -f build.log", "nothing on the remote", _PUSH, "false positive: [^\\n]* crosses ';'"
+    ),
+    _case('echo "never run git push --force"', "nothing", _PUSH, "false positive: the text is only printed"),
+    _case("git push origin main", "nothing (a plain push)", None),
+    _case("git push --force", _REMOTE, None, "written into a script by another tool", tool_name="write"),
+)
+
+
+def guard_action(confirm_with_ui: bool = True, tool_names: tuple[str, ...] = ("bash", "powershell")) -> dict[str, Any]:
+    """The book's guard, as a `block_if_match` action."""
+    return {
+        "kind": "block_if_match",
+        "tool_names": list(tool_names),
+        "patterns": list(BOOK_PATTERNS),
+        "match_on": "json_input",
+        "reason_template": "Guard blocked: {pattern}",
+        "confirm_with_ui": confirm_with_ui,
+    }
+
+
+def guard_extension() -> dict[str, Any]:
+    return {"name": "review-guard", "handlers": [{"event": "tool_call", "label": "guard", "action": guard_action()}]}

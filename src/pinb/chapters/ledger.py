@@ -1,0 +1,235 @@
+"""A chapter's claim ledger as data: `ledger.yaml` in the chapter's folder, validated here.
+
+The ledger is what an author edits: the chapter's id, number, title and notebook, which text file of the book it
+quotes, the sections its notebook groups claims under, and one entry per claim (its id, the quoted sentence(s),
+where they stand, runnable or reported, which experiment of the chapter's folder checks it and which backends
+can). A mistake is reported as one line naming the file and the claim.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from pinb.claims import Chapter, Claim, validate_chapter_id, validate_claim_id
+from pinb.errors import UsageError
+
+LEDGER_FILE = "ledger.yaml"
+BackendFamily = Literal["standin", "pi"]
+Layer = Literal["agent", "app", "package", "none"]
+
+_STRICT = ConfigDict(frozen=True, extra="forbid")
+
+
+class LedgerError(UsageError):
+    """A ledger that does not validate: the message names the file and, where it can, the claim."""
+
+
+class TextSource(BaseModel):
+    """Where the chapter's text is in the book directory: a file, optionally cut between two marker lines."""
+
+    model_config = _STRICT
+
+    file: str = Field(min_length=1)
+    """A file name relative to the book directory, e.g. `ch01-the-loop-you-are-writing-for.txt`."""
+    start: str | None = None
+    """The text starts after the first line containing this marker (e.g. an excerpt inside a brief)."""
+    end: str | None = None
+    """The text ends before the first line, after the start, containing this marker."""
+
+
+class Section(BaseModel):
+    """A notebook section: the claims whose location starts with `starts` are grouped under `title`."""
+
+    model_config = _STRICT
+
+    starts: str = Field(min_length=1)
+    title: str = Field(min_length=1)
+
+
+class ClaimEntry(BaseModel):
+    """One claim as the ledger states it."""
+
+    model_config = _STRICT
+
+    id: str
+    quote: str | tuple[str, ...]
+    """The sentence(s) of the chapter, verbatim; a list when the claim quotes several passages."""
+    location: str = Field(min_length=1)
+    """Section heading and paragraph (¶) or bullet, e.g. `The guard ¶3`."""
+    kind: Literal["runnable", "reported"] = "runnable"
+    reason: str = ""
+    """Why a reported claim cannot be run (required for `reported`)."""
+    experiment: str | None = None
+    """The name of the experiment in the chapter folder's `experiments.EXPERIMENTS` (required for `runnable`)."""
+    backends: tuple[BackendFamily, ...] | None = None
+    """Which backends can check it (default: both for a runnable claim, none for a reported one)."""
+    layer: Layer | None = None
+    """What the experiment needs: `agent` (pi-agent-core alone), `app` (a session), `package` (the published
+    packages). Default: `app` for a runnable claim, `none` for a reported one."""
+    notes: tuple[str, ...] = ()
+    """What the experiment covers and does not, shown under the quote."""
+    faults: tuple[dict[str, Any], ...] = ()
+    """Faults of the stand-in under which this claim's judge must fail (filled in by the judges' own checks)."""
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        try:
+            return validate_claim_id(value)
+        except UsageError as exc:
+            raise ValueError(str(exc)) from None
+
+    @field_validator("quote")
+    @classmethod
+    def _quote(cls, value: str | tuple[str, ...]) -> str | tuple[str, ...]:
+        parts = (value,) if isinstance(value, str) else value
+        if not parts or not all(part.strip() for part in parts):
+            raise ValueError("quote must be the chapter's sentence(s), not empty")
+        return value
+
+    @model_validator(mode="after")
+    def _kind(self) -> ClaimEntry:
+        if self.kind == "reported":
+            if not self.reason.strip():
+                raise ValueError("a reported claim needs the reason it cannot be run")
+            if self.backends or self.experiment or self.faults:
+                raise ValueError("a reported claim names no backends, experiment or faults")
+            object.__setattr__(self, "backends", ())
+            object.__setattr__(self, "layer", "none")
+        else:
+            if not self.experiment:
+                raise ValueError("a runnable claim names the experiment that checks it")
+            if self.backends is None:
+                object.__setattr__(self, "backends", ("standin", "pi"))
+            if not self.backends:
+                raise ValueError("a runnable claim names at least one backend")
+            if self.layer is None:
+                object.__setattr__(self, "layer", "app")
+            if self.layer == "none":
+                raise ValueError("a runnable claim's layer is agent, app or package")
+        return self
+
+    @property
+    def quotes(self) -> tuple[str, ...]:
+        return (self.quote,) if isinstance(self.quote, str) else self.quote
+
+    @property
+    def text(self) -> str:
+        """The quote as one string (several passages joined by ` … `)."""
+        return " … ".join(self.quotes)
+
+
+class Ledger(BaseModel):
+    """A chapter's ledger file."""
+
+    model_config = _STRICT
+
+    id: str
+    number: str = Field(pattern=r"^[0-9A-Z][0-9A-Za-z]*$")
+    title: str = Field(min_length=1)
+    notebook: str = Field(min_length=1)
+    text: TextSource
+    also_quoted_from: tuple[TextSource, ...] = ()
+    """Other renderings of the same chapter that quotes may come from (e.g. one that keeps the tables)."""
+    text_fingerprint: str = ""
+    """The fingerprint the claims were last checked against (`pinb.kit.fingerprint`); empty until then."""
+    intro: str = ""
+    """What the notebook says under its title (markdown)."""
+    sections: tuple[Section, ...] = ()
+    claims: tuple[ClaimEntry, ...] = ()
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        try:
+            return validate_chapter_id(value)
+        except UsageError as exc:
+            raise ValueError(str(exc)) from None
+
+    @model_validator(mode="after")
+    def _claims(self) -> Ledger:
+        prefix = self.claim_prefix
+        seen: set[str] = set()
+        for claim in self.claims:
+            if not claim.id.startswith(prefix):
+                raise ValueError(f"claim {claim.id}: ids of this chapter start with {prefix!r}")
+            if claim.id in seen:
+                raise ValueError(f"claim {claim.id} is listed twice")
+            seen.add(claim.id)
+        return self
+
+    @property
+    def claim_prefix(self) -> str:
+        """`pi-16-chapter` → `pi-16.`: every claim id of the chapter starts with it."""
+        return self.id.removesuffix("-chapter") + "."
+
+    def claim(self, claim_id: str) -> ClaimEntry | None:
+        return next((c for c in self.claims if c.id == claim_id), None)
+
+    def section_of(self, claim: ClaimEntry) -> str:
+        return next((s.title for s in self.sections if claim.location.startswith(s.starts)), "Other claims")
+
+    def to_chapter(self) -> Chapter:
+        """The kit's view of this chapter."""
+        return Chapter(
+            id=self.id,
+            number=self.number,
+            title=self.title,
+            notebook=self.notebook,
+            text_fingerprint=self.text_fingerprint,
+            claims=tuple(
+                Claim(
+                    id=c.id,
+                    chapter=self.id,
+                    quote=c.text,
+                    location=c.location,
+                    kind=c.kind,
+                    reason=c.reason,
+                    backends=c.backends or (),
+                )
+                for c in self.claims
+            ),
+        )
+
+
+def _where(raw: Any, loc: tuple[Any, ...]) -> str:
+    """`claim pi-16.guard.x` for an error inside the claims list, else the field path."""
+    if len(loc) >= 2 and loc[0] == "claims" and isinstance(loc[1], int):
+        claims = raw.get("claims") if isinstance(raw, dict) else None
+        entry = claims[loc[1]] if isinstance(claims, list) and loc[1] < len(claims) else None
+        name = entry.get("id") if isinstance(entry, dict) and entry.get("id") else f"#{loc[1] + 1}"
+        field = ".".join(str(part) for part in loc[2:] if not str(part).startswith(("str", "tuple")))
+        return f"claim {name}" + (f" ({field})" if field else "")
+    return ".".join(str(part) for part in loc) or "the ledger"
+
+
+def parse_ledger(raw: Any, source: str) -> Ledger:
+    """Validate ledger data read from `source`; a `LedgerError` names the file and the claim when it is wrong."""
+    if not isinstance(raw, dict):
+        raise LedgerError(f"{source}: a ledger is a mapping with id, number, title, notebook, text and claims")
+    try:
+        return Ledger.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        message = str(first["msg"]).removeprefix("Value error, ")
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise LedgerError(f"{source}: {_where(raw, tuple(first['loc']))}: {message}{more}") from None
+
+
+def load_ledger(path: Path) -> Ledger:
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise LedgerError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise LedgerError(f"{path}:{where} is not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    return parse_ledger(raw, str(path))
+
+
+__all__ = ["LEDGER_FILE", "ClaimEntry", "Ledger", "LedgerError", "Section", "TextSource", "load_ledger", "parse_ledger"]

@@ -123,6 +123,9 @@ def test_an_unknown_kernel_is_an_error_run(project: Project, monkeypatch: pytest
     bridge.node_version = lambda: "v22.19.0"  # type: ignore[attr-defined]
     bridge.resolved_versions = lambda version: {"@earendil-works/pi-ai": version}  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "pinb.scenario.reference", bridge)
+    import pinb.scenario
+
+    monkeypatch.setattr(pinb.scenario, "reference", bridge, raising=False)
     broken = replace(project, kernel_name="no-such-kernel")
     run = verify(broken, _options("kt-01-chapter", backend="pi", pi_version="1.0.3")).results[0].run
     assert run.record.status == "error"

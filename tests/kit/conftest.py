@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -9,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from pinb.kit.claims import ClaimOutcome
+from pinb.kit.claims import CLAIM_MIME, ClaimOutcome, mime_bundle
+from pinb.kit.evidence import notebook_outcomes
 from pinb.kit.project import Project, default_parameters
 from pinb.kit.record import EXECUTED_NOTEBOOK, Artifact, Environment, NotebookRef, RunRecord
 from pinb.kit.store import StoredRun
@@ -45,9 +48,55 @@ Outcomes = Iterable[tuple[str, str, str]]
 RecordRun = Callable[..., StoredRun]
 
 
+def executed_notebook(
+    chapter_id: str,
+    run_id: str,
+    outcomes: tuple[ClaimOutcome, ...],
+    *,
+    parameters: dict[str, Any],
+    started_at: str,
+    finished_at: str,
+    exception: bool = False,
+    malformed: bool = False,
+) -> bytes:
+    """An executed notebook as papermill writes it: one display output per claim outcome."""
+    cells: list[dict[str, Any]] = [
+        {
+            "cell_type": "code",
+            "execution_count": index + 1,
+            "metadata": {},
+            "source": f"check({outcome.claim_id!r})",
+            "outputs": [{"output_type": "display_data", "metadata": {}, "data": mime_bundle(outcome)}],
+        }
+        for index, outcome in enumerate(outcomes)
+    ]
+    if malformed:
+        data = {CLAIM_MIME: {"claim_id": "not a claim id", "outcome": "holds"}, "text/plain": "?"}
+        cells.append(
+            {
+                "cell_type": "code",
+                "execution_count": len(cells) + 1,
+                "metadata": {},
+                "source": "",
+                "outputs": [{"output_type": "display_data", "metadata": {}, "data": data}],
+            }
+        )
+    papermill = {
+        "input_path": f"notebooks/{chapter_id}.ipynb",
+        "output_path": f"runs/{chapter_id}/.tmp-{run_id}-4242/executed.ipynb",
+        "parameters": parameters,
+        "start_time": started_at.replace("Z", "+00:00"),
+        "end_time": finished_at.replace("Z", "+00:00"),
+        "exception": True if exception else None,
+    }
+    nb = {"cells": cells, "metadata": {"papermill": papermill}, "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(nb, indent=1).encode("utf-8")
+
+
 @pytest.fixture
 def record_run(project: Project) -> RecordRun:
-    """Commit a synthetic run: `record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")], ...)`."""
+    """Commit a synthetic run, its executed notebook holding exactly the outcomes its record lists:
+    `record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")], ...)`."""
     counter = iter(range(1, 1000))
 
     def make(
@@ -58,14 +107,29 @@ def record_run(project: Project) -> RecordRun:
         failure: str | None = None,
         backend: str = "standin",
         inputs_update: dict[str, Any] | None = None,
-        notebook_bytes: bytes = b"{}",
+        malformed: bool = False,
         warnings: tuple[str, ...] = (),
     ) -> StoredRun:
         n = next(counter)
         chapter = project.chapter(chapter_id)
         pending = project.store.begin(chapter_id)
-        (pending.path / EXECUTED_NOTEBOOK).write_bytes(notebook_bytes)
-        import hashlib
+        started_at, finished_at = f"2026-11-30T10:{n:02d}:00.000Z", f"2026-11-30T10:{n:02d}:05.000Z"
+        claims = tuple(
+            ClaimOutcome(claim_id=cid, outcome=outcome, evidence=evidence, backend=backend)
+            for cid, outcome, evidence in outcomes
+        )
+        notebook = executed_notebook(
+            chapter_id,
+            pending.run_id,
+            claims,
+            parameters=default_parameters(backend),
+            started_at=started_at,
+            finished_at=finished_at,
+            exception=status == "failed",
+            malformed=malformed,
+        )
+        (pending.path / EXECUTED_NOTEBOOK).write_bytes(notebook)
+        lost = notebook_outcomes(pending.path / EXECUTED_NOTEBOOK, backend)[1]
 
         inputs = project.current_inputs(chapter, backend)
         if inputs_update:
@@ -77,20 +141,15 @@ def record_run(project: Project) -> RecordRun:
             parameters=default_parameters(backend),
             backend=backend,
             command=f"pinb verify {chapter_id}",
-            started_at=f"2026-11-30T10:{n:02d}:00.000Z",
-            finished_at=f"2026-11-30T10:{n:02d}:05.000Z",
+            started_at=started_at,
+            finished_at=finished_at,
             status=status,
             failure=failure,
             environment=ENV,
-            claims=tuple(
-                ClaimOutcome(claim_id=cid, outcome=outcome, evidence=evidence, backend=backend)
-                for cid, outcome, evidence in outcomes
-            ),
-            artifacts=(
-                Artifact(path=EXECUTED_NOTEBOOK, sha256=hashlib.sha256(notebook_bytes).hexdigest(), kind="notebook"),
-            ),
+            claims=claims,
+            artifacts=(Artifact(path=EXECUTED_NOTEBOOK, sha256=hashlib.sha256(notebook).hexdigest(), kind="notebook"),),
             inputs=inputs,
-            warnings=warnings,
+            warnings=lost + warnings,
         )
         return pending.commit(record)
 

@@ -199,7 +199,7 @@ def test_runs_list_show_check(pinb, project: Project, record_run: RecordRun) -> 
     target.write_text("edited")
     code, out, err = pinb("runs", "check")
     assert (code, out) == (1, "2 run(s) checked, 1 problem(s)\n")
-    assert "no longer matches its sha256" in err
+    assert "record does not match its notebook: executed.ipynb was changed" in err
 
 
 def test_runs_without_an_action_prints_usage(pinb) -> None:

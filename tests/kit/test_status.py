@@ -47,23 +47,49 @@ def test_latest_current_run_decides(project: Project, record_run: RecordRun) -> 
     assert statuses["kt-02.text.words"].evidence == "6"
 
 
-def test_error_outcomes_and_failed_runs_are_errors(project: Project, record_run: RecordRun) -> None:
-    run = record_run(
+def test_error_outcomes_are_errors_and_a_failed_run_alone_is_no_verdict(
+    project: Project, record_run: RecordRun
+) -> None:
+    done = record_run(
         "kt-03-chapter",
-        [("kt-03.steps.first", "holds", "ran"), ("kt-03.steps.guarded", "error", "KeyError: 'missing'")],
-        status="failed",
-        failure="cell 6 raised RuntimeError: broke",
+        [
+            ("kt-03.steps.first", "holds", "ran"),
+            ("kt-03.steps.guarded", "error", "KeyError: 'missing'"),
+            ("kt-03.steps.after", "holds", "after"),
+        ],
     )
     statuses = _statuses(project, "kt-03-chapter")
-    assert _brief(statuses["kt-03.steps.first"])[0] == "OBSERVED"
+    assert _brief(statuses["kt-03.steps.first"]) == ("OBSERVED", done.record.run_id, "standin")
     assert (statuses["kt-03.steps.guarded"].status, statuses["kt-03.steps.guarded"].reason) == (
         "ERROR",
         "KeyError: 'missing'",
     )
-    after = statuses["kt-03.steps.after"]
-    assert _brief(after) == ("ERROR", run.record.run_id, "standin")
-    assert (
-        after.reason == f"run {run.record.run_id} failed before checking this claim: cell 6 raised RuntimeError: broke"
+    # a later run that failed is an attempt: it is named, and the completed run's verdicts stand
+    failed = record_run(
+        "kt-03-chapter",
+        [("kt-03.steps.first", "contradicted", "broke")],
+        status="failed",
+        failure="cell 6 raised RuntimeError: broke",
+    )
+    note = f"run {failed.record.run_id} failed: cell 6 raised RuntimeError: broke"
+    statuses = _statuses(project, "kt-03-chapter")
+    assert _brief(statuses["kt-03.steps.first"]) == ("OBSERVED", done.record.run_id, "standin")
+    assert statuses["kt-03.steps.first"].last_attempt == note
+    assert statuses["kt-03.steps.first"].backends[0].contract()["last_attempt"] == note
+
+
+def test_a_failed_run_alone_gives_no_verdict(project: Project, record_run: RecordRun) -> None:
+    failed = record_run(
+        "kt-03-chapter",
+        [("kt-03.steps.first", "holds", "ran")],
+        status="failed",
+        failure="cell 6 raised RuntimeError: broke",
+    )
+    after = _statuses(project, "kt-03-chapter")["kt-03.steps.first"]
+    assert _brief(after) == ("UNRUN", None, "standin")
+    assert after.reason == (
+        "no completed run on current inputs; last attempt: "
+        f"run {failed.record.run_id} failed: cell 6 raised RuntimeError: broke"
     )
 
 
@@ -173,14 +199,16 @@ def test_skips_and_failures_per_backend(project: Project, record_run: RecordRun)
     failed = record_run("kt-02-chapter", [], backend="pi@1.6.0", status="failed", failure="cell 3 raised KeyError")
     standin = record_run("kt-02-chapter", [("kt-02.text.upper", "holds", "PI")])
     status = _statuses(project, "kt-02-chapter")["kt-02.text.upper"]
-    assert _brief(status) == ("ERROR", failed.record.run_id, "pi@1.6.0")
+    assert _brief(status) == ("OBSERVED", standin.record.run_id, "standin")
     assert _verdicts(status) == [
         ("standin", "OBSERVED", standin.record.run_id, True),
-        ("pi@1.6.0", "ERROR", failed.record.run_id, True),
+        ("pi@1.6.0", "UNRUN", failed.record.run_id, True),
         ("pi@1.0.3", "UNRUN", skipped.record.run_id, False),
     ]
     assert (status.backends[2].reason, status.backends[2].evidence) == ("skipped: no application layer", "")
-    assert status.backends[1].reason.startswith(f"run {failed.record.run_id} failed before checking this claim")
+    assert status.backends[1].reason == (
+        f"no completed run on current inputs; last attempt: run {failed.record.run_id} failed: cell 3 raised KeyError"
+    )
     assert [v.outcome for v in status.backends] == ["holds", None, "skipped"]
 
 
@@ -215,8 +243,9 @@ def test_resolve_backend(project: Project) -> None:
 
 
 def test_a_claim_whose_output_could_not_be_read_is_an_error_not_unrun(project: Project, record_run: RecordRun) -> None:
-    warning = "cell 3: malformed claim output ignored: 1 validation error for ClaimOutcome"
-    run = record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")], warnings=(warning,))
+    run = record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")], malformed=True)
+    (warning,) = run.record.warnings
+    assert "malformed claim output ignored" in warning
     statuses = _statuses(project, "kt-01-chapter")
     assert _brief(statuses["kt-01.math.adds"]) == ("OBSERVED", run.record.run_id, "standin")
     lost = statuses["kt-01.math.multiplies"]

@@ -12,7 +12,7 @@ import math
 import os
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from pinb.kit import report as report_module
 from pinb.kit.fingerprint import fingerprint_file
 from pinb.kit.project import Project, load_project
 from pinb.kit.status import ClaimStatus, chapter_statuses, check_known_backend, claim_in_run, resolve_backend
-from pinb.kit.store import StoreProblem, validate_run_id
+from pinb.kit.store import StoredRun, StoreProblem, validate_run_id
 from pinb.kit.summary import summary_markdown
 from pinb.kit.verify import VerifyOptions, VerifyResult, verify
 
@@ -136,7 +136,9 @@ def _out(text: str, end: str = "\n") -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def _warn(problems: list[StoreProblem]) -> None:
+def _warn(problems: list[StoreProblem], runs: Sequence[StoredRun] = ()) -> None:
+    """Store problems, then every run not counted because its record does not match its evidence."""
+    problems = [*problems, *(StoreProblem(run.path, run.problem) for run in runs if run.problem)]
     for problem in problems:
         print(f"pinb: warning: {problem}", file=sys.stderr)
 
@@ -238,7 +240,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     project = _project(args)
     chapters = project.select(args.chapters)
     listing = project.store.list()
-    _warn(listing.problems)
+    _warn(listing.problems, listing.runs)
     backend = resolve_backend(project, args.backend) if args.backend else None
     if backend is not None:
         check_known_backend(backend, listing.runs)
@@ -256,7 +258,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     project = _project(args)
     chapter = project.chapter(args.chapter)
     listing = project.store.list(chapter.id)
-    _warn(listing.problems)
+    _warn(listing.problems, listing.runs)
     built = report_module.build_report(project, chapter, listing.runs)
     text = report_module.render_markdown(built) if args.format == "md" else report_module.render_json(built)
     if args.output:
@@ -286,7 +288,8 @@ def cmd_runs_list(args: argparse.Namespace) -> int:
         for outcome in record.claims:
             counts[outcome.outcome] = counts.get(outcome.outcome, 0) + 1
         summary = ", ".join(f"{n} {name}" for name, n in sorted(counts.items())) or "none"
-        lines.append((record.run_id, record.chapter, record.backend, record.status, summary, record.started_at))
+        state = f"{record.status} (not counted)" if run.problem else record.status
+        lines.append((record.run_id, record.chapter, record.backend, state, summary, record.started_at))
     widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
     _out("\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in lines))
     return 0

@@ -8,7 +8,6 @@ from its outputs, and commit the run record next to it.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -19,22 +18,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-import nbformat
 import papermill
 from jupyter_client.manager import AsyncKernelManager
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from papermill.exceptions import PapermillExecutionError
-from pydantic import ValidationError
 
 from pinb.errors import KitError
-from pinb.kit.claims import CLAIM_MIME, ClaimOutcome
+from pinb.kit.claims import ClaimOutcome
 from pinb.kit.environment import ipykernel_on_this_interpreter
+from pinb.kit.evidence import notebook_outcomes
 from pinb.kit.fingerprint import sha256_file
 from pinb.kit.notebook import check_parameters, inspect_notebook
 from pinb.kit.record import (
     EXECUTED_NOTEBOOK,
-    MALFORMED_OUTPUT,
-    UNREADABLE_NOTEBOOK,
     Artifact,
     Environment,
     Inputs,
@@ -257,42 +253,8 @@ def _join_patiently(worker: threading.Thread) -> None:
 def collect_outcomes(
     executed: Path, backend: str, known_claims: frozenset[str]
 ) -> tuple[tuple[ClaimOutcome, ...], tuple[str, ...]]:
-    """Read every pinb claim output of an executed notebook, in order."""
-    warnings: list[str] = []
-    try:
-        nb = nbformat.read(str(executed), as_version=4)
-    except Exception as exc:
-        return (), (f"{UNREADABLE_NOTEBOOK}: {_one_line(exc)}",)
-    outcomes: list[ClaimOutcome] = []
-    for index, cell in enumerate(nb.cells):
-        for output in cell.get("outputs", []):
-            data = output.get("data", {})
-            if CLAIM_MIME not in data:
-                continue
-            raw = data[CLAIM_MIME]
-            try:
-                outcome = ClaimOutcome.model_validate(json.loads(raw) if isinstance(raw, str) else raw)
-            except (ValidationError, ValueError) as exc:
-                warnings.append(f"cell {index}: {MALFORMED_OUTPUT}: {_one_line(exc)}")
-                continue
-            outcomes.append(_bind_backend(outcome, backend))
-            if known_claims and outcome.claim_id not in known_claims:
-                warnings.append(f"cell {index}: claim {outcome.claim_id} is not registered for this chapter")
-    return tuple(outcomes), tuple(warnings)
-
-
-def _bind_backend(outcome: ClaimOutcome, backend: str) -> ClaimOutcome:
-    if outcome.backend is None:
-        return outcome.model_copy(update={"backend": backend})
-    if outcome.backend != backend:
-        return ClaimOutcome(
-            claim_id=outcome.claim_id,
-            outcome="error",
-            evidence=f"the notebook reported backend {outcome.backend} but ran with {backend}",
-            detail=f"recorded {outcome.outcome}: {outcome.evidence}",
-            backend=backend,
-        )
-    return outcome
+    """Read every pinb claim output of an executed notebook, in order (as `pinb status` reads it back)."""
+    return notebook_outcomes(executed, backend, known_claims)
 
 
 def _artifacts(run_dir: Path) -> tuple[Artifact, ...]:

@@ -82,9 +82,26 @@ class Inputs(BaseModel):
     parameters: dict[str, Any]
     #: `code_fingerprint()` of the pinb that ran (empty in records written before it was kept: never current).
     pinb_code: str = ""
+    #: The environment that can change an outcome (`pinb.kit.environment.reuse_key`): `pinb verify` re-uses a run
+    #: only where it is equal. It does not make a run stale (see `same_content`): the committed evidence reads the
+    #: same on every machine, and `pinb status` says where this machine's environment differs.
+    environment: dict[str, str] = Field(default_factory=dict)
+
+    def same_content(self, other: Inputs) -> bool:
+        """Equal apart from the environment: the same notebook, pinb, chapter text, backend and parameters."""
+        return self.model_dump(exclude={"environment"}) == other.model_dump(exclude={"environment"})
+
+    def environment_differences(self, other: Inputs) -> list[str]:
+        """`python 3.11.7 → 3.12.1` for each entry of the environment that differs from `self` (a past run) to now."""
+        names = sorted(set(self.environment) | set(other.environment))
+        return [
+            f"{name} {self.environment.get(name, 'unknown')} → {other.environment.get(name, 'none')}"
+            for name in names
+            if self.environment.get(name) != other.environment.get(name)
+        ]
 
     def differences(self, other: Inputs) -> list[str]:
-        """Human phrases naming what changed from `self` (a past run) to `other` (now)."""
+        """Human phrases naming what changed from `self` (a past run) to `other` (now), the environment aside."""
         changes = []
         if self.notebook_sha256 != other.notebook_sha256:
             changes.append("the notebook changed")

@@ -9,7 +9,7 @@ hashes, failures and skips). Built only from the registry and the run store; Mar
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -97,6 +97,8 @@ class LedgerRun(BaseModel):
     folder: str
     #: On current inputs for its own backend (an older Pi version's run can be; it is then evidence about it).
     current_inputs: bool = True
+    #: Why the run does not match its evidence (then it is not counted and its backend's verdicts are ERROR).
+    problem: str | None = None
 
 
 class EvidenceReport(BaseModel):
@@ -139,9 +141,11 @@ def build_report(
             record=run.record,
             folder=_relative(project, run),
             current_inputs=has_current_inputs(project, chapter, run),
+            problem=run.problem,
         )
         for run in own
-        if run.record.run_id in cited or (run.record.status != "completed" and is_current(project, chapter, run))
+        if run.record.run_id in cited
+        or ((run.record.status != "completed" or run.problem) and is_current(project, chapter, run))
     )
     backends_cited = tuple(
         sorted({entry.record.backend for entry in ledger}, key=lambda backend: backend_order(project, backend))
@@ -152,7 +156,7 @@ def build_report(
         title=chapter.title,
         text_fingerprint=chapter.text_fingerprint,
         fingerprint_normalisation=NORMALISATION_VERSION,
-        generated_at=(now or datetime.now(UTC)).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        generated_at=_as_of(ledger, now),
         pinb_version=__version__,
         pi_modelled_version=PI_MODELLED_VERSION,
         pi_current_version=project.pi_version,
@@ -160,10 +164,31 @@ def build_report(
         audit=audit,
         experiments=experiments,
         runs=ledger,
-        skips=tuple(skip for status in statuses for skip in _skips(status)),
+        skips=_last_attempts(statuses) + tuple(dict.fromkeys(skip for status in statuses for skip in _skips(status))),
         drift=tuple(row for status in statuses if (row := _drift(status)) is not None),
         backends_cited=backends_cited,
     )
+
+
+def _as_of(ledger: tuple[LedgerRun, ...], now: datetime | None) -> str:
+    """The end of the latest run cited: a report is about its runs, so rendering it again gives the same text."""
+    if now is not None:
+        return now.isoformat(timespec="seconds").replace("+00:00", "Z")
+    ends = [entry.record.finished_at for entry in ledger]
+    return max(ends).split(".")[0].removesuffix("Z") + "Z" if ends else "no runs"
+
+
+def _last_attempts(statuses: list[ClaimStatus]) -> tuple[str, ...]:
+    """One line per backend whose newest run on current inputs did not complete."""
+    lines: dict[str, None] = {}
+    for status in statuses:
+        for verdict in status.backends:
+            if verdict.last_attempt and verdict.status != "UNRUN":
+                lines[
+                    f"{verdict.backend}: last attempt: {verdict.last_attempt}; the verdicts are from run "
+                    f"`{verdict.run_id}`"
+                ] = None
+    return tuple(lines)
 
 
 def _skips(status: ClaimStatus) -> list[str]:
@@ -341,7 +366,8 @@ def render_markdown(report: EvidenceReport) -> str:
         f"- Chapter: {report.number} “{report.title}”, stable id `{report.chapter}`",
         f"- Chapter text fingerprint the claims were checked against: `{report.text_fingerprint}` "
         f"(sha256, pinb normalisation v{report.fingerprint_normalisation})",
-        f"- Report generated: {report.generated_at} by pinb {report.pinb_version}",
+        f"- Evidence as of {report.generated_at} (the end of the latest run cited); reported by pinb "
+        f"{report.pinb_version}",
         f"- Pi: the stand-in models {report.pi_modelled_version}; current `pi` backend version "
         f"{report.pi_current_version}; backends in the runs cited: {', '.join(report.backends_cited) or 'none'}",
         f"- Notebook: `{report.notebook}`",
@@ -396,9 +422,11 @@ def render_markdown(report: EvidenceReport) -> str:
         "",
     ]
     failures = [
-        f"- run `{e.run_id}` ({e.record.backend}) {e.record.status}: {e.record.failure}"
+        f"- run `{e.run_id}` ({e.record.backend}): {e.problem}"
+        if e.problem
+        else f"- run `{e.run_id}` ({e.record.backend}) {e.record.status}: {e.record.failure}"
         for e in report.runs
-        if e.record.status != "completed"
+        if e.record.status != "completed" or e.problem
     ]
     out += failures + [f"- {skip}" for skip in report.skips] or ["- none"]
     out.append("")
@@ -417,6 +445,7 @@ def _ledger_run(entry: LedgerRun, pi_current_version: str) -> list[str]:
         "",
         f"- Command: `{record.command}`",
         f"- Status: {record.status}" + (f" ({record.failure})" if record.failure else ""),
+        *([f"- Not counted: {entry.problem}"] if entry.problem else []),
         f"- Started {record.started_at}, finished {record.finished_at} (UTC)",
         f"- Backend: {record.backend}; parameters: `{_compact(record.parameters)}`",
         f"- Notebook: `{record.notebook.path}` sha256 `{record.notebook.sha256}`",

@@ -1,27 +1,30 @@
 """Claim status (design.md §5), derived only from the run store; never typed in.
 
-For each registered claim:
+Only runs that match their evidence count (`pinb.kit.integrity`): a run whose record no longer matches its executed
+notebook or artefacts makes its backend's verdicts ERROR ("record does not match its notebook: …") until it is
+removed. For each registered claim and each backend, among that backend's runs on current inputs (notebook hash,
+pinb version and code, chapter text fingerprint, backend with its Pi version, parameters; the machine's
+environment is not an input here, see `Inputs.same_content`):
 
-- **UNRUN**: a reported claim (with its reason); no run on a backend that can check it; the latest current run
-  skipped it or completed without checking it. `run_id` is null.
-- **STALE**: runs exist, but none of a current backend on current inputs (notebook hash, pinb version, chapter
-  text fingerprint, backend with its Pi version, parameters); the latest such run is named with what changed.
-- Otherwise, from the latest run on current inputs of each current backend that can check the claim
-  (interrupted runs are not evidence and are passed over): **OBSERVED** (holds), **CONTRADICTED** (a finding),
-  **ERROR** (the check raised, or the run failed before reaching it). When several backends have current runs,
-  the most severe wins: CONTRADICTED, then ERROR, then OBSERVED, then UNRUN, so a finding on one backend is
-  never hidden by another.
+- the latest **completed** run decides: **OBSERVED** (holds), **CONTRADICTED** (a finding), **ERROR** (the
+  claim's check raised, or its outputs could not be read), **UNRUN** (skipped on that backend, or not checked);
+- a newer run that did not complete (interrupted, failed, timed out, the kernel died, the kit could not start it)
+  never replaces those verdicts: it is named as the last attempt (`last_attempt`, "last attempt: run X failed: …");
+- with no completed run on current inputs: **STALE** when a completed run exists on older inputs (what changed is
+  named), else **UNRUN**, naming the last attempt if there was one.
 
-Every status also lists what each backend observed (`backends`): one verdict per backend whose latest run on
-its own current inputs (same notebook hash, pinb version, text fingerprint and parameters) exists, each with its
-run id. The current backends are the stand-in and the project's Pi version; a run on another Pi version is not
-stale but evidence about that version: it is listed (`current` false) and never changes the overall status.
+The overall status is the most severe verdict of the current backends (the stand-in and the project's Pi
+version): CONTRADICTED, then ERROR, then OBSERVED, then UNRUN, so a finding on one backend is never hidden by
+another. Every status also lists what each backend observed (`backends`), including other Pi versions (`current`
+false): evidence about those versions that never changes the overall status. Reported claims are UNRUN with
+their reason.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -54,9 +57,11 @@ class BackendVerdict(BaseModel):
     current: bool
     #: The outcome the run recorded for the claim; None when it recorded none.
     outcome: Outcome | None = None
+    #: A newer run on current inputs that did not complete (`run X failed: …`); its outcomes are not verdicts.
+    last_attempt: str = ""
 
     def contract(self) -> dict[str, object]:
-        return {
+        found: dict[str, object] = {
             "backend": self.backend,
             "status": self.status,
             "run_id": self.run_id,
@@ -64,6 +69,9 @@ class BackendVerdict(BaseModel):
             "reason": self.reason,
             "current": self.current,
         }
+        if self.last_attempt:
+            found["last_attempt"] = self.last_attempt
+        return found
 
 
 class ClaimStatus(BaseModel):
@@ -82,6 +90,8 @@ class ClaimStatus(BaseModel):
     outcome: ClaimOutcome | None = None
     #: Each backend's verdict: the stand-in, the current Pi version, then other Pi versions, newest first.
     backends: tuple[BackendVerdict, ...] = ()
+    #: A run newer than the deciding one that did not complete (`run X failed: …`), listed, never a verdict.
+    last_attempt: str = ""
 
     def contract(self) -> dict[str, object]:
         """The `pinb status --json` shape of design.md §6, then the additive `backends` list."""
@@ -137,9 +147,9 @@ def version_numbers(backend: str) -> tuple[int, ...]:
 
 
 def has_current_inputs(project: Project, chapter: ChapterLike, run: StoredRun) -> bool:
-    """The run's inputs equal what a run on the same backend would use now."""
+    """The run's inputs equal what a run on the same backend would use now (the environment aside)."""
     try:
-        return run.record.inputs == project.current_inputs(chapter, run.record.backend)
+        return run.record.inputs.same_content(project.current_inputs(chapter, run.record.backend))
     except KitError:  # the notebook is gone: nothing can be current
         return False
 
@@ -148,12 +158,55 @@ def is_current(project: Project, chapter: ChapterLike, run: StoredRun) -> bool:
     return run.record.backend in current_backends(project) and has_current_inputs(project, chapter, run)
 
 
+def attempt_note(run: StoredRun) -> str:
+    """`run X failed: cell 4 raised …`: a run that did not complete, as the status lines name it."""
+    record = run.record
+    return f"run {record.run_id} {record.status}: {record.failure or 'no detail'}"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What one backend's runs on current inputs amount to."""
+
+    backend: str
+    #: The latest completed run that matches its notebook: its outcomes are the verdicts.
+    run: StoredRun | None = None
+    #: The latest run that does not match its notebook: while it is there, the backend's verdicts are ERROR.
+    tampered: StoredRun | None = None
+    #: A run newer than `run` that did not complete (interrupted, failed, could not start): listed, never a verdict.
+    attempt: StoredRun | None = None
+
+    @property
+    def decides(self) -> bool:
+        return self.run is not None or self.tampered is not None
+
+
+def chapter_evidence(project: Project, chapter: ChapterLike, runs: Iterable[StoredRun]) -> dict[str, Evidence]:
+    """Each backend's evidence from the chapter's runs (oldest first) on current inputs, in `backend_order`."""
+    found: dict[str, Evidence] = {}
+    for run in runs:
+        if run.record.chapter != chapter.id or not has_current_inputs(project, chapter, run):
+            continue
+        backend = run.record.backend
+        evidence = found.get(backend, Evidence(backend))
+        if not run.verified:
+            evidence = replace(evidence, tampered=run)
+        elif run.record.status == "completed":
+            evidence = replace(evidence, run=run, attempt=None)
+        else:
+            evidence = replace(evidence, attempt=run)
+        found[backend] = evidence
+    return {backend: found[backend] for backend in sorted(found, key=lambda b: backend_order(project, b))}
+
+
 def claim_in_run(claim: Claim, run: StoredRun) -> ClaimStatus:
-    """What one run says about one claim."""
+    """What one run says about one claim (a run that fails verification says ERROR, whatever its record says)."""
     record = run.record
     base = {"claim_id": claim.id, "chapter": claim.chapter, "kind": claim.kind, "backend": record.backend}
     if claim.kind == "reported":
         return ClaimStatus(**base | {"backend": None}, status="UNRUN", run_id=None, reason=claim.reason)
+    if run.problem:
+        return ClaimStatus(**base, status="ERROR", run_id=record.run_id, reason=run.problem)
     outcome = record.outcome(claim.id)
     if outcome is None:
         lost = record.lost_outcomes()
@@ -180,35 +233,40 @@ def claim_in_run(claim: Claim, run: StoredRun) -> ClaimStatus:
     raise AssertionError(outcome.outcome)  # pragma: no cover - exhaustive over the Outcome literal
 
 
-def _verdict(said: ClaimStatus, run: StoredRun, current: bool) -> BackendVerdict:
+def _said(claim: Claim, evidence: Evidence) -> tuple[ClaimStatus, str]:
+    """The claim's status on one backend, and the run that says so."""
+    deciding = evidence.tampered or evidence.run
+    if deciding is not None:
+        said = claim_in_run(claim, deciding)
+        if evidence.attempt is not None and evidence.tampered is None:
+            said = said.model_copy(update={"last_attempt": attempt_note(evidence.attempt)})
+        return said, deciding.record.run_id
+    assert evidence.attempt is not None
+    note = attempt_note(evidence.attempt)
+    base = {"claim_id": claim.id, "chapter": claim.chapter, "kind": claim.kind, "backend": evidence.backend}
+    reason = f"no completed run on current inputs; last attempt: {note}"
+    return ClaimStatus(
+        **base, status="UNRUN", run_id=None, reason=reason, last_attempt=note
+    ), evidence.attempt.record.run_id
+
+
+def _verdict(said: ClaimStatus, run_id: str, backend: str, current: bool) -> BackendVerdict:
     outcome = said.outcome.outcome if said.outcome else None
     skipped = outcome == "skipped"
     return BackendVerdict(
-        backend=run.record.backend,
+        backend=backend,
         status=said.status,
-        run_id=run.record.run_id,
+        run_id=run_id,
         evidence="" if skipped else said.evidence,
         reason=f"skipped: {said.evidence}" if skipped else said.reason,
         current=current,
         outcome=outcome,
+        last_attempt=said.last_attempt,
     )
 
 
-def _evidence_runs(claim: Claim, runs: Iterable[StoredRun]) -> list[StoredRun]:
-    return [
-        run
-        for run in runs
-        if backend_family(run.record.backend) in claim.backends and run.record.status != "interrupted"
-    ]
-
-
-def _latest_on_current_inputs(project: Project, chapter: ChapterLike, runs: list[StoredRun]) -> list[StoredRun]:
-    """The latest run of each backend on its own current inputs, in `backend_order`."""
-    latest: dict[str, StoredRun] = {}
-    for run in runs:
-        if has_current_inputs(project, chapter, run):
-            latest[run.record.backend] = run
-    return [latest[backend] for backend in sorted(latest, key=lambda backend: backend_order(project, backend))]
+def _can_check(claim: Claim, backend: str) -> bool:
+    return backend_family(backend) in claim.backends
 
 
 def _stale(project: Project, chapter: ChapterLike, base: dict[str, object], latest: StoredRun) -> dict[str, object]:
@@ -223,45 +281,92 @@ def _stale(project: Project, chapter: ChapterLike, base: dict[str, object], late
     return base | {"status": "STALE", "run_id": record.run_id, "backend": record.backend, "reason": reason}
 
 
-def claim_status(project: Project, chapter: ChapterLike, claim: Claim, runs: Iterable[StoredRun]) -> ClaimStatus:
-    """`runs`: the chapter's runs, oldest first."""
+def _without_verdict(
+    project: Project, chapter: ChapterLike, claim: Claim, runs: list[StoredRun], where: str, attempts: list[Evidence]
+) -> ClaimStatus:
+    """No backend decides: STALE after the latest completed run, else UNRUN, naming the last failed attempt."""
+    base: dict[str, object] = {"claim_id": claim.id, "chapter": claim.chapter, "kind": claim.kind}
+    completed = [run for run in runs if run.verified and run.record.status == "completed"]
+    attempt = max((e.attempt for e in attempts if e.attempt), key=_started, default=None)
+    note = attempt_note(attempt) if attempt is not None else ""
+    if completed:
+        fields = _stale(project, chapter, base, completed[-1])
+        if note:
+            fields["reason"] = f"{fields['reason']}; last attempt on current inputs: {note}"
+        return ClaimStatus(**fields, last_attempt=note)
+    if not runs:
+        reason = f"no run on record on {where}"
+        return ClaimStatus(**base, status="UNRUN", run_id=None, backend=None, reason=reason)
+    latest = attempt or runs[-1]
+    if attempt is not None:
+        reason = f"no completed run on current inputs; last attempt: {note}"
+    else:
+        reason = f"no completed run on record on {where}; last attempt: {attempt_note(latest)}"
+    return ClaimStatus(
+        **base, status="UNRUN", run_id=None, backend=latest.record.backend, reason=reason, last_attempt=note
+    )
+
+
+def _started(run: StoredRun) -> tuple[str, str]:
+    return run.record.started_at, run.record.run_id
+
+
+def claim_status(
+    project: Project,
+    chapter: ChapterLike,
+    claim: Claim,
+    runs: Iterable[StoredRun],
+    evidence: dict[str, Evidence] | None = None,
+) -> ClaimStatus:
+    """`runs`: the chapter's runs, oldest first; `evidence`: `chapter_evidence` of them, when already known."""
     base = {"claim_id": claim.id, "chapter": claim.chapter, "kind": claim.kind}
     if claim.kind == "reported":
         return ClaimStatus(**base, status="UNRUN", run_id=None, backend=None, reason=claim.reason)
-    relevant = _evidence_runs(claim, runs)
-    if not relevant:
-        reason = f"no run on record on a backend that can check it ({', '.join(claim.backends)})"
-        return ClaimStatus(**base, status="UNRUN", run_id=None, backend=None, reason=reason)
+    runs = list(runs)
+    evidence = chapter_evidence(project, chapter, runs) if evidence is None else evidence
+    own = [item for backend, item in evidence.items() if _can_check(claim, backend)]
     current = current_backends(project)
-    said = [(claim_in_run(claim, run), run) for run in _latest_on_current_inputs(project, chapter, relevant)]
-    verdicts = tuple(_verdict(status, run, run.record.backend in current) for status, run in said)
-    deciding = [status for status, run in said if run.record.backend in current]
+    said = [(_said(claim, item), item) for item in own]
+    verdicts = tuple(_verdict(status, run_id, item.backend, item.backend in current) for (status, run_id), item in said)
+    deciding = [status for (status, _), item in said if item.backend in current and item.decides]
     if not deciding:
-        return ClaimStatus(**_stale(project, chapter, base, relevant[-1]), backends=verdicts)
+        relevant = [run for run in runs if _can_check(claim, run.record.backend)]
+        where = "a backend that can check it (" + ", ".join(claim.backends) + ")"
+        attempts = [item for item in own if item.backend in current]
+        return _without_verdict(project, chapter, claim, relevant, where, attempts).model_copy(
+            update={"backends": verdicts}
+        )
     # max keeps the first of equals, so ties go to the stand-in, then the current Pi version
     worst = max(deciding, key=lambda status: _SEVERITY[status.status])
     return worst.model_copy(update={"backends": verdicts})
 
 
 def backend_status(
-    project: Project, chapter: ChapterLike, claim: Claim, runs: Iterable[StoredRun], backend: str
+    project: Project,
+    chapter: ChapterLike,
+    claim: Claim,
+    runs: Iterable[StoredRun],
+    backend: str,
+    evidence: dict[str, Evidence] | None = None,
 ) -> ClaimStatus:
-    """One backend's verdict alone (`pinb status --backend`), STALE or UNRUN when it has no current run."""
+    """One backend's verdict alone (`pinb status --backend`), STALE or UNRUN when it has no completed current run."""
     base = {"claim_id": claim.id, "chapter": claim.chapter, "kind": claim.kind}
     if claim.kind == "reported":
         return ClaimStatus(**base, status="UNRUN", run_id=None, backend=None, reason=claim.reason)
-    if backend_family(backend) not in claim.backends:
+    if not _can_check(claim, backend):
         reason = f"{backend} cannot check it (it is checked on {', '.join(claim.backends)})"
         return ClaimStatus(**base, status="UNRUN", run_id=None, backend=backend, reason=reason)
-    own = [run for run in _evidence_runs(claim, runs) if run.record.backend == backend]
-    if not own:
-        reason = f"no run on record on {backend}"
-        return ClaimStatus(**base, status="UNRUN", run_id=None, backend=backend, reason=reason)
-    latest = _latest_on_current_inputs(project, chapter, own)
-    if not latest:
-        return ClaimStatus(**_stale(project, chapter, base, own[-1]))
-    said = claim_in_run(claim, latest[0])
-    return said.model_copy(update={"backends": (_verdict(said, latest[0], backend in current_backends(project)),)})
+    runs = list(runs)
+    evidence = chapter_evidence(project, chapter, runs) if evidence is None else evidence
+    item = evidence.get(backend)
+    own = [run for run in runs if run.record.backend == backend]
+    if item is None or not item.decides:
+        status = _without_verdict(project, chapter, claim, own, backend, [item] if item else [])
+        return status.model_copy(update={"backend": status.backend or backend})
+    (said, run_id) = _said(claim, item)
+    return said.model_copy(
+        update={"backends": (_verdict(said, run_id, backend, backend in current_backends(project)),)}
+    )
 
 
 def chapter_statuses(
@@ -269,6 +374,7 @@ def chapter_statuses(
 ) -> list[ClaimStatus]:
     """Every claim's status; with `backend`, that backend's verdict alone."""
     own = [run for run in runs if run.record.chapter == chapter.id]
+    evidence = chapter_evidence(project, chapter, own)
     if backend is not None:
-        return [backend_status(project, chapter, claim, own, backend) for claim in chapter.claims]
-    return [claim_status(project, chapter, claim, own) for claim in chapter.claims]
+        return [backend_status(project, chapter, claim, own, backend, evidence) for claim in chapter.claims]
+    return [claim_status(project, chapter, claim, own, evidence) for claim in chapter.claims]

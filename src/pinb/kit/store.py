@@ -16,7 +16,7 @@ import os
 import secrets
 import shutil
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -24,8 +24,8 @@ from pydantic import ValidationError
 
 from pinb.errors import KitError, UsageError
 from pinb.kit.claims import CHAPTER_ID_RE, validate_chapter_id
-from pinb.kit.fingerprint import sha256_file
-from pinb.kit.record import RECORD_FILE, RUN_ID_RE, RunRecord
+from pinb.kit.integrity import check_run, shared_notebooks
+from pinb.kit.record import EXECUTED_NOTEBOOK, RECORD_FILE, RUN_ID_RE, RunRecord
 
 TMP_PREFIX = ".tmp-"
 
@@ -45,6 +45,12 @@ def new_run_id(now: datetime | None = None) -> str:
 class StoredRun:
     record: RunRecord
     path: Path
+    #: Why the record does not match the evidence beside it (`pinb.kit.integrity`); such a run is never counted.
+    problem: str | None = None
+
+    @property
+    def verified(self) -> bool:
+        return self.problem is None
 
 
 @dataclass(frozen=True)
@@ -135,7 +141,7 @@ class RunStore:
     # --- reading ---------------------------------------------------------------------------------------------
 
     def list(self, chapter: str | None = None) -> Listing:
-        """Every readable run (oldest first), and the problems met on the way."""
+        """Every readable run (oldest first), each verified against its evidence, and the problems met on the way."""
         listing = Listing()
         if not self.root.exists():
             return listing
@@ -159,6 +165,20 @@ class RunStore:
             for entry in sorted(folder.iterdir()):
                 self._read_entry(folder.name, entry, listing)
         listing.runs.sort(key=lambda run: (run.record.started_at, run.record.run_id))
+        copies = shared_notebooks(
+            [
+                (run.record.run_id, artifact.sha256)
+                for run in listing.runs
+                for artifact in run.record.artifacts
+                if artifact.path == EXECUTED_NOTEBOOK
+            ]
+        )
+        listing.runs = [
+            replace(run, problem=copies[run.record.run_id])
+            if run.problem is None and run.record.run_id in copies
+            else run
+            for run in listing.runs
+        ]
         return listing
 
     def _read_entry(self, chapter: str, entry: Path, listing: Listing) -> None:
@@ -191,7 +211,7 @@ class RunStore:
                 StoreProblem(record_path, f"record says {record.chapter}/{record.run_id}; does not match its folder")
             )
             return
-        listing.runs.append(StoredRun(record=record, path=entry))
+        listing.runs.append(StoredRun(record=record, path=entry, problem=check_run(entry, record)))
 
     def get(self, run_id: str) -> StoredRun:
         validate_run_id(run_id)
@@ -202,24 +222,10 @@ class RunStore:
         raise KitError(f"no readable run {run_id} in {self.root}")
 
     def check(self) -> tuple[list[StoredRun], list[StoreProblem]]:
-        """Re-hash every artefact of every run; return the runs checked and every mismatch or problem."""
+        """Verify every run against its evidence; return the runs checked and every mismatch or problem."""
         listing = self.list()
         problems = list(listing.problems)
-        for run in listing.runs:
-            for artifact in run.record.artifacts:
-                target = (run.path / artifact.path).resolve()
-                if not target.is_relative_to(run.path.resolve()):
-                    problems.append(StoreProblem(run.path, f"artefact {artifact.path!r} points outside its run"))
-                    continue
-                try:
-                    actual = sha256_file(target)
-                except OSError:
-                    problems.append(StoreProblem(target, f"artefact of run {run.record.run_id} is missing"))
-                    continue
-                if actual != artifact.sha256:
-                    problems.append(
-                        StoreProblem(target, f"artefact of run {run.record.run_id} no longer matches its sha256")
-                    )
+        problems += [StoreProblem(run.path, run.problem) for run in listing.runs if run.problem]
         return listing.runs, problems
 
 

@@ -1,0 +1,59 @@
+"""A run counts only while its record matches its evidence (synthetic runs; the real-kernel cases are in
+tests/regressions/test_tampered_runs_are_not_counted.py)."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+from pinb.kit.project import Project
+from pinb.kit.status import chapter_statuses
+
+from .conftest import RecordRun
+
+
+def _edit(path, change) -> None:
+    path.chmod(path.stat().st_mode | stat.S_IWUSR)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def test_synthetic_runs_verify(project: Project, record_run: RecordRun) -> None:
+    record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")])
+    record_run("kt-01-chapter", [], status="failed", failure="cell 2 raised KeyError")
+    assert [run.problem for run in project.store.list().runs] == [None, None]
+
+
+def test_a_failed_run_edited_to_completed(project: Project, record_run: RecordRun) -> None:
+    record_run("kt-01-chapter", [("kt-01.math.adds", "contradicted", "3")])
+    failed = record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")], status="failed", failure="cell 3 raised")
+    _edit(failed.path / "run.json", lambda data: data.update(status="completed", failure=None))
+    (run,) = [run for run in project.store.list().runs if run.record.run_id == failed.record.run_id]
+    assert (
+        run.problem
+        == "record does not match its notebook: the notebook records an exception, yet the record says completed"
+    )
+    statuses = chapter_statuses(project, project.chapter("kt-01-chapter"), project.store.list().runs)
+    assert (statuses[0].status, statuses[0].run_id) == ("ERROR", failed.record.run_id)
+
+
+def test_edited_inputs_or_parameters(project: Project, record_run: RecordRun) -> None:
+    run = record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")], backend="pi@1.0.3")
+    _edit(run.path / "run.json", lambda data: data.update(backend="pi@1.6.0"))
+    (found,) = project.store.list().runs
+    assert found.problem == "record does not match its notebook: its inputs name backend pi@1.0.3, its record pi@1.6.0"
+    _edit(run.path / "run.json", lambda data: data["inputs"].update(backend="pi@1.6.0"))
+    (found,) = project.store.list().runs
+    assert found.problem.startswith("record does not match its notebook: ")
+
+
+def test_a_record_that_lists_an_artefact_outside_its_run(project: Project, record_run: RecordRun) -> None:
+    run = record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")])
+    outside = {"path": "../../notebooks/holds.ipynb", "sha256": "0" * 64, "kind": "file"}
+    _edit(run.path / "run.json", lambda data: data["artifacts"].append(outside))
+    (found,) = project.store.list().runs
+    assert found.problem == (
+        "record does not match its notebook: artefact path '../../notebooks/holds.ipynb' is not a plain path inside "
+        "the run"
+    )

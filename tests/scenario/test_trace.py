@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from pinb.ai import TextContent, ToolResultMessage, UserMessage, faux_assistant_message, faux_tool_call
+from pinb.ai.transcript import MessageView
 from pinb.scenario.trace import (
     Labels,
     TraceWriter,
@@ -223,6 +224,19 @@ def test_model_lines_reuse_each_frozen_messages_summary_and_serialise_like_plain
     assert text == dumps_jsonl([_plain(line) for line in writer.lines])
     assert '"text":"count a\\ud83d"' in text
     assert loads_jsonl(text) == [_plain(line) for line in writer.lines]
+
+
+def test_model_lines_follow_a_context_that_grows_or_is_rewritten() -> None:
+    writer = TraceWriter()
+    history = [UserMessage(content=(TextContent(text=f"m{i}"),), timestamp=0) for i in range(4)]
+    writer.model_request(1, MessageView(history, 2), [], exhausted=False)
+    writer.model_request(2, MessageView(history), [], exhausted=False)
+    summary = UserMessage(content=(TextContent(text="summary"),), timestamp=0)
+    writer.model_request(3, [summary, history[3]], [], exhausted=False)
+    writer.model_request(4, [], [], exhausted=False)
+    texts = [[m["text"] for m in line["messages"]] for line in writer.lines]
+    assert texts == [["m0", "m1"], ["m0", "m1", "m2", "m3"], ["summary", "m3"], []]
+    assert loads_jsonl(dumps_jsonl(writer.lines)) == [_plain(line) for line in writer.lines]
 
 
 def test_model_lines_summarise_plain_mappings_afresh() -> None:

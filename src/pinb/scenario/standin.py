@@ -80,7 +80,7 @@ def make_faux(scenario: Scenario, writer: TraceWriter) -> FauxProvider:
     rate = stream.tokens_per_second if stream is not None else None
 
     def on_request(request: FauxRequest) -> None:
-        writer.model_request(request.n, list(request.context.messages), None, exhausted=request.exhausted)
+        writer.model_request(request.n, request.context.messages, None, exhausted=request.exhausted)
 
     faux = FauxProvider(token_size=token_size, tokens_per_second=rate, on_request=on_request)
     faux.set_responses(scripted_responses(scenario))

@@ -17,6 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from pinb.ai.transcript import MessageView
+
 __all__ = [
     "STREAM_TYPES",
     "Diff",
@@ -291,6 +293,7 @@ class TraceWriter:
         self.lines: list[dict[str, Any]] = []
         self.labels = Labels()
         self._messages: dict[int, _Seen] = {}
+        self._context: _Context | None = None
 
     def write(self, source: str, type_: str, fields: Fields | None = None, *, stream: bool = False) -> dict[str, Any]:
         line: dict[str, Any] = {"seq": len(self.lines) + 1, "source": source, "type": type_}
@@ -339,30 +342,56 @@ class TraceWriter:
         """A ``model`` line: one provider request, written before any event of its reply.
 
         A request repeats the whole context, so each message is summarised and serialised once, on the first request
-        that carries it (the stand-in's messages are frozen records), and later lines reuse both: the cost is linear
-        in the trace written. Labels are unchanged by this: a message's ids got theirs when it was first summarised.
+        that carries it (the stand-in's messages are frozen records), and later lines reuse both; when a request
+        extends the previous one's context, only the new messages are looked at. The cost is linear in the trace
+        written. Labels are unchanged by this: a message's ids got theirs when it was first summarised.
         """
-        seen = [self._seen(message) for message in messages]
-        summaries = SummaryList(item.summary for item in seen)
-        summaries.texts = [item.text for item in seen]
-        names = list(tools) if tools is not None else declared_tools([i.data for i in seen if i.data is not None])
+        current = messages.base[: len(messages)] if isinstance(messages, MessageView) else list(messages)
+        context = self._context
+        known = len(context.messages) if context is not None else 0
+        if context is None or len(current) < known or current[:known] != context.messages:
+            context, known = _Context([], SummaryList(), [], []), 0
+        summaries, texts, systems = SummaryList(context.summaries), list(context.texts), list(context.systems)
+        frozen = True
+        for message in current[known:]:
+            item, cached = self._seen(message)
+            frozen = frozen and cached
+            summaries.append(item.summary)
+            texts.append(item.text)
+            if item.data is not None:
+                systems.append(item.data)
+        summaries.texts = texts
+        # Only a context of frozen records is carried to the next request (a plain mapping could change meanwhile).
+        self._context = _Context(current, summaries, texts, systems) if frozen else None
+        names = list(tools) if tools is not None else declared_tools(systems)
         self.write(
             "model",
             "request",
             {"n": n, "messages": summaries, "tools": names, "exhausted": True if exhausted else None},
         )
 
-    def _seen(self, message: Any) -> _Seen:
+    def _seen(self, message: Any) -> tuple[_Seen, bool]:
+        """The message's summary, and whether it is cached (a frozen record; a plain mapping could change)."""
         cached = self._messages.get(id(message))
         if cached is not None and cached.message is message:
-            return cached
+            return cached, True
         data = to_pi_json(message)
         summary = model_message(data, self.labels)
         item = _Seen(message, summary, _dumps(summary), data if data.get("role") == "system" else None)
-        # Only frozen records are kept: a plain mapping could change between requests.
-        if isinstance(message, BaseModel) and message.model_config.get("frozen"):
+        frozen = isinstance(message, BaseModel) and bool(message.model_config.get("frozen"))
+        if frozen:
             self._messages[id(message)] = item
-        return item
+        return item, frozen
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """The previous request's messages, with their summaries, serialised forms and system messages' Pi JSON."""
+
+    messages: list[Any]
+    summaries: SummaryList
+    texts: list[str]
+    systems: list[dict[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)

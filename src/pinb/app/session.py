@@ -47,7 +47,9 @@ from pinb.app.extensions.context import ExtensionErrorRecord
 from pinb.app.extensions.runner import ExtensionRunner
 from pinb.app.extensions.user_commands import UserCommandsMixin
 from pinb.app.extensions.wiring import AgentWiringMixin
+from pinb.app.recovery import RecoveryMixin
 from pinb.app.resources import LoadedResources, Skill, Workspace, load_resources, parse_frontmatter
+from pinb.app.session_compaction import DEFAULT_COMPACTION_SETTINGS, CompactionSettings
 from pinb.app.session_messages import convert_to_llm
 from pinb.app.session_tree import SessionManager
 from pinb.app.settlement import ContinuationRecord, RetrySettings, SettlementMixin
@@ -110,7 +112,7 @@ class _Deferred:
         return self._factory().__await__()
 
 
-class AgentSession(AgentWiringMixin, ExtensionActionsMixin, UserCommandsMixin, SettlementMixin):
+class AgentSession(AgentWiringMixin, ExtensionActionsMixin, UserCommandsMixin, SettlementMixin, RecoveryMixin):
     """One session: an Agent, its session tree, the extension runner and the run/settle logic of Pi 1.6.0."""
 
     def __init__(
@@ -123,6 +125,7 @@ class AgentSession(AgentWiringMixin, ExtensionActionsMixin, UserCommandsMixin, S
         prompt_options: SystemPromptOptions,
         tool_registry: dict[str, Any],
         retry_settings: RetrySettings | None = None,
+        compaction_settings: CompactionSettings = DEFAULT_COMPACTION_SETTINGS,
         workspace: Workspace | None = None,
         skills: Sequence[Skill] = (),
     ) -> None:
@@ -134,6 +137,10 @@ class AgentSession(AgentWiringMixin, ExtensionActionsMixin, UserCommandsMixin, S
         self.retry_settings = retry_settings or RetrySettings()
         self._retry_attempt = 0
         self._retry_controller: AbortController | None = None
+        #: Pi's automatic compaction (threshold and overflow recovery; ``enabled=False`` turns it off).
+        self.compaction_settings = compaction_settings
+        self._overflow_recovery_attempted = False
+        self._auto_compaction_controller: AbortController | None = None
         self.session_manager = session_manager
         self.extension_runner = runner
         self.cwd = cwd
@@ -182,11 +189,11 @@ class AgentSession(AgentWiringMixin, ExtensionActionsMixin, UserCommandsMixin, S
 
     @property
     def is_idle(self) -> bool:
-        return not self._is_agent_run_active and not self._is_compacting
+        return not self._is_agent_run_active and not self.is_compacting
 
     @property
     def is_compacting(self) -> bool:
-        return self._is_compacting
+        return self._is_compacting or self._auto_compaction_controller is not None
 
     @property
     def messages(self) -> list[Any]:
@@ -419,6 +426,7 @@ class AgentSession(AgentWiringMixin, ExtensionActionsMixin, UserCommandsMixin, S
             self._agent_run_abort_requested = True
         if self._retry_controller is not None:
             self._retry_controller.abort()
+        self.abort_compaction()
         if self._is_before_settle:
             self._abort_during_before_settle = True
         self.agent.abort()
@@ -487,6 +495,8 @@ class AgentSessionOptions:
     on_error: Callable[[ExtensionErrorRecord], None] | None = None
     #: Pi's automatic retry of transient provider errors (default: on, 3 retries, 2 s doubling).
     retry: RetrySettings = field(default_factory=RetrySettings)
+    #: Pi's automatic compaction (default: on, reserve 16384 tokens, keep about 20000 recent tokens).
+    compaction: CompactionSettings = DEFAULT_COMPACTION_SETTINGS
     #: Bind extensions (UI, mode, ``session_start``) right away, as Pi's modes do on start.
     bind: bool = True
 
@@ -561,6 +571,7 @@ async def create_agent_session(options: AgentSessionOptions | None = None, **kwa
         prompt_options=prompt_options,
         tool_registry=registry,
         retry_settings=options.retry,
+        compaction_settings=options.compaction,
         workspace=options.workspace,
         skills=resources.skills if resources is not None else (),
     )

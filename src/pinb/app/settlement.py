@@ -9,9 +9,10 @@ preview fail, which discards the whole proposal. A continuation needs runnable m
 Pi has no continuation cap, and neither does pinb; ``ContinuationRecord`` lets a notebook show a loop instead.
 
 After a low-level run ends, a transient provider error is retried first (Pi's ``settings.retry``: the failed attempt
-is omitted from context with a ``context_edit``, ``auto_retry_start``/``auto_retry_end`` tell listeners), then queued
-messages run, then ``agent_before_settle``; an aborted run skips all three. ``SettlementMixin`` is that loop, as part
-of ``pinb.app.session.AgentSession``.
+is omitted from context with a ``context_edit``, ``auto_retry_start``/``auto_retry_end`` tell listeners), then an
+overflowing or truncated reply is recovered and a context past the threshold compacted (``pinb.app.recovery``), then
+queued messages run, then ``agent_before_settle``; an aborted run skips all of it. ``SettlementMixin`` is that loop,
+as part of ``pinb.app.session.AgentSession``.
 """
 
 from __future__ import annotations
@@ -374,6 +375,8 @@ class SettlementMixin:
         def _prompt_update(self, options: Any, messages: Sequence[Any]) -> Any: ...
         def _render_prompt(self, options: Any) -> str: ...
         def _emit_session_settled(self, aborted: bool) -> None: ...
+        def _find_last_assistant_message(self) -> Any: ...
+        async def _check_compaction(self, message: Any, skip_aborted_check: bool = True) -> bool: ...
 
     def _entry_id_of(self, message: Any) -> str | None:
         mapped = self._entry_ids.get(id(message))
@@ -517,6 +520,10 @@ class SettlementMixin:
             await self._emit_agent_settled()
 
     async def _prepare_run(self, trigger: dict[str, Any]) -> list[Any]:
+        # Compact first when needed (this also reports a recovery that already failed); never retries here.
+        last_assistant = self._find_last_assistant_message()
+        if last_assistant is not None:
+            await self._check_compaction(last_assistant, False)
         base = self._base_prompt_options
         selected_before = list(base.selected_tools)
         outcome = await self.extension_runner.emit_before_agent_start(trigger, base, self._render_prompt)
@@ -565,6 +572,9 @@ class SettlementMixin:
         if message.stop_reason == "error" and self._retry_attempt > 0:
             self._emit(AutoRetryEndEvent(success=False, attempt=self._retry_attempt, final_error=message.error_message))
             self._retry_attempt = 0
+        # Overflow and truncation recovery, or threshold compaction (pinb.app.recovery).
+        if await self._check_compaction(message):
+            return not self._agent_run_abort_requested
         # Follow-ups queued by agent_end handlers need a fresh run before pre-settlement handlers fire.
         return not self._agent_run_abort_requested and self.agent.has_queued_messages()
 

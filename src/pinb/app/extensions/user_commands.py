@@ -168,9 +168,10 @@ class UserCommandsMixin:
             self._resolve_idle_waiters()
 
     def abort_compaction(self) -> None:
-        """Pi's ``abortCompaction()``: cancel a compaction in progress (its ``signal`` aborts)."""
-        if self._compaction_abort_controller is not None:
-            self._compaction_abort_controller.abort()
+        """Pi's ``abortCompaction()``: cancel a compaction in progress, manual or automatic (its ``signal`` aborts)."""
+        for controller in (self._compaction_abort_controller, getattr(self, "_auto_compaction_controller", None)):
+            if controller is not None:
+                controller.abort()
 
     async def execute_user_bash(
         self,

@@ -72,6 +72,9 @@ class AgentWiringMixin:
         _last_assistant_message: Any
         _agent_run_abort_requested: bool
         _retry_attempt: int
+        _overflow_recovery_attempted: bool
+
+        async def _compact_before_next_response(self) -> None: ...
 
         def get_active_tool_names(self) -> list[str]: ...
         def _emit(self, event: Any) -> None: ...
@@ -151,6 +154,7 @@ class AgentWiringMixin:
         return AgentRequestUpdate(context=context, model=self.agent.state.model)
 
     async def _prepare_next_turn(self, turn: AgentTurnContext, signal: Any = None) -> Any:
+        await self._compact_before_next_response()
         context = turn.context
         context.messages = list(self.session_manager.build_session_projection().messages)
         context.tools = list(self.agent.state.tools)
@@ -179,6 +183,7 @@ class AgentWiringMixin:
         if event.type == "agent_start" and self._agent_run_abort_requested:
             self.agent.abort()
         if event.type == "message_start" and role_of(event.message) == "user":
+            self._overflow_recovery_attempted = False  # a user turn allows another compact-and-retry
             text = content_text(event.message.content, "")
             if text in self._steering_messages:
                 self._steering_messages.remove(text)
@@ -209,6 +214,8 @@ class AgentWiringMixin:
             self._entry_ids[id(message)] = (message, entry_id)
         if role == "assistant":
             self._last_assistant_message = message
+            if message.stop_reason not in ("error", "length"):
+                self._overflow_recovery_attempted = False
             # A successful response ends a retry sequence at once, even mid-run.
             if message.stop_reason != "error" and self._retry_attempt > 0:
                 self._emit(AutoRetryEndEvent(success=True, attempt=self._retry_attempt))

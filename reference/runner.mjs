@@ -167,7 +167,11 @@ function eventFields(event, trace, ext) {
 		case "agent_start":
 			return [];
 		case "agent_end":
-			return [["messages", roles(event.messages)]];
+			// willRetry (session only) is written when true: a retry follows this agent_end.
+			return [
+				["messages", roles(event.messages)],
+				["willRetry", event.willRetry === true ? true : undefined],
+			];
 		case "turn_start":
 			return ext ? [["turnIndex", event.turnIndex]] : [];
 		case "turn_end":
@@ -260,6 +264,56 @@ function eventFields(event, trace, ext) {
 			return [
 				["kind", event.kind],
 				["title", event.title],
+			];
+		// Recovery (scenarios/README.md): automatic compaction and retry, as session listeners and handlers see them.
+		case "compaction_start":
+			return [["reason", event.reason]];
+		case "compaction_end":
+			return [
+				["reason", event.reason],
+				["aborted", event.aborted],
+				["willRetry", event.willRetry],
+				["errorMessage", event.errorMessage],
+				["summary", event.result?.summary],
+				["firstKeptEntryId", trace.entry(event.result?.firstKeptEntryId)],
+			];
+		case "auto_retry_start":
+			return [
+				["attempt", event.attempt],
+				["maxAttempts", event.maxAttempts],
+				["delayMs", event.delayMs],
+				["errorMessage", event.errorMessage],
+			];
+		case "auto_retry_end":
+			return [
+				["success", event.success],
+				["attempt", event.attempt],
+				["finalError", event.finalError],
+			];
+		case "session_before_compact":
+			return [
+				["reason", event.reason],
+				["willRetry", event.willRetry],
+				["customInstructions", event.customInstructions],
+				["firstKeptEntryId", trace.entry(event.preparation?.firstKeptEntryId)],
+				["messagesToSummarize", event.preparation?.messagesToSummarize?.length],
+				["isSplitTurn", event.preparation?.isSplitTurn],
+			];
+		case "session_compact":
+			return [
+				["reason", event.reason],
+				["willRetry", event.willRetry],
+				["fromExtension", event.fromExtension],
+				["entryId", trace.entry(event.compactionEntry?.id)],
+				["summary", event.compactionEntry?.summary],
+			];
+		case "session_compact_failed":
+			return [
+				["reason", event.reason],
+				["aborted", event.aborted],
+				["willRetry", event.willRetry],
+				["fromExtension", event.fromExtension],
+				["errorMessage", event.errorMessage],
 			];
 		default:
 			return [];
@@ -394,6 +448,34 @@ function fauxOptions(scenario) {
 	return options;
 }
 
+// The faux model's limits (scenario `model`): Pi's faux defaults are a 128000-token window and 16384 output tokens.
+function fauxModels(scenario) {
+	const model = scenario.model ?? {};
+	if (model.context_window === undefined && model.max_tokens === undefined) return {};
+	const definition = { id: "faux-1", name: "Faux Model" };
+	if (model.context_window !== undefined) definition.contextWindow = model.context_window;
+	if (model.max_tokens !== undefined) definition.maxTokens = model.max_tokens;
+	return { models: [definition] };
+}
+
+// Pi's compaction and retry settings (scenario `settings.compaction`, `settings.retry`); absent fields: Pi's defaults.
+function recoverySettings(settings) {
+	const out = {};
+	const compaction = settings.compaction;
+	if (compaction) {
+		out.compaction = defined({
+			enabled: compaction.enabled,
+			reserveTokens: compaction.reserve_tokens,
+			keepRecentTokens: compaction.keep_recent_tokens,
+		});
+	}
+	const retry = settings.retry;
+	if (retry) {
+		out.retry = defined({ enabled: retry.enabled, maxRetries: retry.max_retries, baseDelayMs: retry.base_delay_ms });
+	}
+	return out;
+}
+
 // Tool names declared to the model: the system messages' toolsAdded/toolsRemoved folded in order.
 function declaredTools(messages) {
 	const tools = new Map();
@@ -432,14 +514,26 @@ function defined(object) {
 	return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
 }
 
+// A time strictly later than now (waits out the current millisecond).
+function laterThanNow() {
+	const start = Date.now();
+	let now = start;
+	while (now <= start) now = Date.now();
+	return now;
+}
+
 // Wrap the faux provider so each request that reaches it writes one `model` line before its reply streams.
-function instrumentProvider(faux, trace) {
+// With `script` (layer app), the reply a request takes is stamped when the request is made, strictly after
+// everything before it, as a real provider's reply is: Pi compares reply and compaction times.
+function instrumentProvider(faux, trace, script) {
 	let requests = 0;
 	for (const method of ["stream", "streamSimple"]) {
 		const original = faux.provider[method];
 		if (typeof original !== "function") continue;
 		faux.provider[method] = (model, context, options) => {
-			const exhausted = faux.getPendingResponseCount() === 0;
+			const pending = faux.getPendingResponseCount();
+			const exhausted = pending === 0;
+			if (script && !exhausted) script[script.length - pending].timestamp = laterThanNow();
 			const messages = context?.messages ?? [];
 			const tools = context?.tools ? context.tools.map((tool) => tool.name) : declaredTools(messages);
 			requests += 1;
@@ -609,7 +703,7 @@ function relabel(pairs, trace) {
 		Array.isArray(list) ? list.map((item) => ({ ...item, [key]: trace.call(item[key]) })) : list;
 	return pairs.map(([key, value]) => {
 		if (key === "toolCallId") return [key, trace.call(value)];
-		if (key === "entryId") return [key, trace.entry(value)];
+		if (ENTRY_KEYS.has(key)) return [key, trace.entry(value)];
 		if (key === "toolResults") return [key, labelCalls(value, "toolCallId")];
 		if (key === "toolCalls") return [key, labelCalls(value, "id")];
 		return [key, value];
@@ -617,6 +711,7 @@ function relabel(pairs, trace) {
 }
 
 const RAW_IDS = { call: (id) => id, entry: (id) => id };
+const ENTRY_KEYS = new Set(["entryId", "firstKeptEntryId"]);
 
 function fill(template, text) {
 	return template.split("{text}").join(text);
@@ -814,9 +909,10 @@ async function runAppLayer(scenario, packages, trace) {
 	process.env.PI_OFFLINE = "1";
 	process.env.PI_TELEMETRY = "0";
 	try {
-		const faux = ai.fauxProvider(fauxOptions(scenario));
-		instrumentProvider(faux, trace);
-		faux.setResponses(scriptedResponses(ai, scenario));
+		const faux = ai.fauxProvider({ ...fauxOptions(scenario), ...fauxModels(scenario) });
+		const script = scriptedResponses(ai, scenario);
+		instrumentProvider(faux, trace, script);
+		faux.setResponses(script);
 		const modelRuntime = await app.ModelRuntime.create({
 			authPath: join(agentDir, "auth.json"),
 			modelsPath: null,
@@ -830,6 +926,7 @@ async function runAppLayer(scenario, packages, trace) {
 			enableInstallTelemetry: false,
 			steeringMode: settings.steering_mode ?? "one-at-a-time",
 			followUpMode: settings.follow_up_mode ?? "one-at-a-time",
+			...recoverySettings(settings),
 		});
 		const loaderOptions = {
 			cwd,

@@ -1,7 +1,9 @@
-"""The contract's scenario schema with pinb's one extension, the layer-agent ``hooks`` field, merged in.
+"""The contract's scenario schema with pinb's extensions merged in: the layer-agent ``hooks`` field, and the
+layer-app recovery fields (``model``, ``settings.compaction``, ``settings.retry``).
 
-The shared contract is read-only; pinb documents its extension in scenarios/README.md and keeps the extension's
-schema in reference/scenario-hooks.schema.json. A scenario without ``hooks`` must pass the contract's schema alone.
+The shared contract is read-only; pinb documents its extensions in scenarios/README.md and keeps their schemas in
+reference/scenario-hooks.schema.json and reference/scenario-recovery.schema.json. A scenario without them must pass
+the contract's schema alone.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_SCHEMA = ROOT / ".." / "shared" / "scenario.schema.json"
 HOOKS_SCHEMA = ROOT / "reference" / "scenario-hooks.schema.json"
+RECOVERY_SCHEMA = ROOT / "reference" / "scenario-recovery.schema.json"
+#: The top-level fields pinb adds to the contract (a scenario without them is a plain contract scenario).
+EXTENSION_FIELDS = ("hooks", "model")
 
 
 def contract_schema() -> dict[str, Any]:
@@ -39,4 +44,34 @@ def extended_schema() -> dict[str, Any]:
             "then": {"properties": {"layer": {"const": "agent"}}, "required": ["layer"]},
         }
     )
+    recovery = json.loads(RECOVERY_SCHEMA.read_text(encoding="utf-8"))
+    assert "model" not in schema["properties"], "the contract now defines model itself: drop pinb's extension"
+    schema["properties"]["model"] = recovery["properties"]["model"]
+    settings = schema["$defs"]["settings"]["properties"]
+    assert not set(recovery["settings"]) & set(settings), "the contract now defines these settings itself"
+    settings.update(recovery["settings"])
+    schema["allOf"].append(
+        {
+            "description": "model, settings.compaction and settings.retry need layer app (pinb's extension).",
+            "if": {
+                "anyOf": [
+                    {"required": ["model"]},
+                    {
+                        "properties": {"settings": {"anyOf": [{"required": ["compaction"]}, {"required": ["retry"]}]}},
+                        "required": ["settings"],
+                    },
+                ]
+            },
+            "then": {"properties": {"layer": {"const": "app"}}, "required": ["layer"]},
+        }
+    )
     return schema
+
+
+def contract_part(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` without pinb's extension fields: what the contract's schema alone must accept."""
+    plain = {key: value for key, value in data.items() if key not in EXTENSION_FIELDS}
+    settings = plain.get("settings")
+    if isinstance(settings, dict):
+        plain["settings"] = {key: value for key, value in settings.items() if key not in ("compaction", "retry")}
+    return plain

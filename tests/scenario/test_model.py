@@ -113,6 +113,11 @@ VALID: list[tuple[str, dict[str, Any]]] = [
     ("hooks block", _with(AGENT, lambda d: d.update(hooks={"before_tool_call": {"kind": "block"}}))),
     ("hooks throw everywhere", _with(AGENT, lambda d: d.update(hooks={
         "before_tool_call": {"kind": "throw", "message": "b"}, "after_tool_call": {"kind": "throw", "message": "a"}}))),
+    # pinb's extension: the recovery fields (layer app)
+    ("model limits", _with(APP, lambda d: d.update(model={"context_window": 4000, "max_tokens": 100}))),
+    ("compaction and retry settings", _with(APP, lambda d: d.update(settings={
+        "compaction": {"enabled": True, "reserve_tokens": 0, "keep_recent_tokens": 1},
+        "retry": {"enabled": False, "max_retries": 0, "base_delay_ms": 1}}))),
 ]  # fmt: skip
 
 INVALID: list[tuple[str, dict[str, Any]]] = [
@@ -204,6 +209,13 @@ INVALID: list[tuple[str, dict[str, Any]]] = [
         hooks={"prepare_request": {"kind": "throw", "message": "m", "at": 0}}))),
     ("hooks block reason not string", _with(AGENT, lambda d: d.update(
         hooks={"before_tool_call": {"kind": "block", "reason": 1}}))),
+    ("model on layer agent", _with(AGENT, lambda d: d.update(model={"context_window": 4000}))),
+    ("model unknown field", _with(APP, lambda d: d.update(model={"id": "faux-2"}))),
+    ("model zero window", _with(APP, lambda d: d.update(model={"context_window": 0}))),
+    ("compaction on layer agent", _with(AGENT, lambda d: d.update(settings={"compaction": {"enabled": False}}))),
+    ("retry on layer agent", _with(AGENT, lambda d: d.update(settings={"retry": {"max_retries": 1}}))),
+    ("retry negative", _with(APP, lambda d: d.update(settings={"retry": {"base_delay_ms": -1}}))),
+    ("compaction unknown field", _with(APP, lambda d: d.update(settings={"compaction": {"reserve": 1}}))),
 ]  # fmt: skip
 
 # Rules of the contract's prose that JSON Schema cannot state (names and labels unique, targets exist).
@@ -269,7 +281,11 @@ def test_models_agree_with_the_json_schema(name: str, doc: dict[str, Any], valid
 
     validator = jsonschema.Draft202012Validator(extended_schema())
     assert validator.is_valid(doc) is valid
-    if "hooks" not in doc:  # pinb's extension changes nothing else: the contract's schema agrees
+    settings = doc.get("settings")
+    extended = (
+        "hooks" in doc or "model" in doc or (isinstance(settings, dict) and {"compaction", "retry"} & set(settings))
+    )
+    if not extended:  # pinb's extensions change nothing else: the contract's schema agrees
         assert jsonschema.Draft202012Validator(contract_schema()).is_valid(doc) is valid
     try:
         parse_scenario(doc)

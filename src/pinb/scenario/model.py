@@ -391,11 +391,36 @@ class StreamSettings(_Model):
     tokens_per_second: Annotated[float, Field(gt=0)] | None = None
 
 
+class CompactionSpec(_Model):
+    """pinb's extension (layer app): Pi's ``compaction`` settings; absent fields keep Pi's defaults."""
+
+    enabled: bool | None = None
+    reserve_tokens: Annotated[Int, Field(ge=0)] | None = None
+    keep_recent_tokens: Annotated[Int, Field(ge=0)] | None = None
+
+
+class RetrySpec(_Model):
+    """pinb's extension (layer app): Pi's ``retry`` settings; absent fields keep Pi's defaults."""
+
+    enabled: bool | None = None
+    max_retries: Annotated[Int, Field(ge=0)] | None = None
+    base_delay_ms: Annotated[Int, Field(ge=0)] | None = None
+
+
 class Settings(_Model):
     tool_execution: Literal["parallel", "sequential"] = "parallel"
     steering_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
     follow_up_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
     stream: StreamSettings | None = None
+    compaction: CompactionSpec | None = None
+    retry: RetrySpec | None = None
+
+
+class ModelSpec(_Model):
+    """pinb's extension (layer app): the faux model's limits (Pi's faux defaults: 128000 and 16384 tokens)."""
+
+    context_window: Annotated[Int, Field(ge=1)] | None = None
+    max_tokens: Annotated[Int, Field(ge=1)] | None = None
 
 
 # --- agent-core hooks (pinb's extension of the contract; scenarios/README.md) ------------------------------------
@@ -467,6 +492,7 @@ class Scenario(_Model):
     queue: tuple[Trigger, ...] = ()
     settings: Settings | None = None
     hooks: Hooks | None = None
+    model: ModelSpec | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
@@ -476,6 +502,11 @@ class Scenario(_Model):
             raise ValueError("extensions need layer app")
         if self.layer != "agent" and self.hooks is not None:
             raise ValueError("hooks need layer agent")
+        if self.layer != "app" and self.model is not None:
+            raise ValueError("model needs layer app")
+        settings = self.settings
+        if self.layer != "app" and settings is not None and (settings.compaction or settings.retry):
+            raise ValueError("settings.compaction and settings.retry need layer app")
         _unique("tool name", [tool.name for tool in self.tools])
         _unique("extension name", [ext.name for ext in self.extensions])
         labels = [h.label for ext in self.extensions for h in ext.handlers if h.label is not None]

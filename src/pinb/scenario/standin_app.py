@@ -11,11 +11,15 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from typing import Any, assert_never
 
+from pinb.ai.types import now_ms
 from pinb.app.extensions import ExtensionAPI, ExtensionErrorRecord
 from pinb.app.js_compat import js_regex, json_stringify
 from pinb.app.session import AgentSession, create_agent_session
+from pinb.app.session_compaction import DEFAULT_COMPACTION_SETTINGS
+from pinb.app.settlement import RetrySettings
 from pinb.app.ui import ScriptedUI
 from pinb.scenario.model import (
     BlockIfMatchAction,
@@ -34,7 +38,7 @@ from pinb.scenario.model import (
     Trigger,
     UnsubscribeAction,
 )
-from pinb.scenario.standin import Triggers, drive_prompts, error_text, make_faux
+from pinb.scenario.standin import Triggers, drive_prompts, error_text, make_faux, scripted_responses
 from pinb.scenario.standin_tools import build_tools
 from pinb.scenario.trace import TraceWriter, blocks_text, snapshot, to_pi_json
 
@@ -240,8 +244,39 @@ def _register(
         unsubscribers[handler.label] = unsubscribe
 
 
+def later_than_now() -> int:
+    """A time in milliseconds strictly later than now (waits out the current millisecond)."""
+    start = now_ms()
+    now = start
+    while now <= start:
+        now = now_ms()
+    return now
+
+
+def _stamped_at_request(message: Any) -> Callable[[], Any]:
+    # As the real-Pi runner does on layer app: the reply is stamped when the request is made, strictly after
+    # everything before it (Pi compares reply and compaction times).
+    return lambda: message.model_copy(update={"timestamp": later_than_now()})
+
+
+def _recovery_options(scenario: Scenario, faux: Any) -> dict[str, Any]:
+    """The faux model's limits and Pi's compaction and retry settings the scenario sets (others: Pi's defaults)."""
+    if scenario.model is not None:
+        limits = {"context_window": scenario.model.context_window, "max_tokens": scenario.model.max_tokens}
+        faux.model = faux.model.model_copy(update={k: v for k, v in limits.items() if v is not None})
+    settings = scenario.effective_settings
+    compaction = settings.compaction.model_dump(exclude_none=True) if settings.compaction else {}
+    retry = settings.retry.model_dump(exclude_none=True) if settings.retry else {}
+    return {
+        "compaction": replace(DEFAULT_COMPACTION_SETTINGS, **compaction),
+        "retry": replace(RetrySettings(), **retry),
+    }
+
+
 async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
     faux = make_faux(scenario, writer)
+    faux.set_responses([_stamped_at_request(message) for message in scripted_responses(scenario)])
+    recovery = _recovery_options(scenario, faux)
     settings = scenario.effective_settings
     ui = scenario.effective_ui
     commands: list[str] = []
@@ -266,6 +301,7 @@ async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
         follow_up_mode=settings.follow_up_mode,
         ui=ScriptedUI(confirm=ui.confirm) if ui.has_ui else None,
         on_error=on_error,
+        **recovery,
     )
     triggers = Triggers(scenario.queue, writer)
     pending: set[asyncio.Task[Any]] = set()

@@ -82,6 +82,16 @@ def _label(table: dict[str, str], kind: str, raw: Any) -> Any:
     return table[key]
 
 
+def _field(value: Any, key: str, attribute: str | None = None) -> Any:
+    """``value[key]`` of Pi JSON, or the attribute of a live object (a dataclass an event carries)."""
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        # A dataclass inside a pinb event dumps with its Python (snake_case) field names.
+        return value.get(key, value.get(attribute or key))
+    return getattr(value, attribute or key, None)
+
+
 def _defined(pairs: Iterable[tuple[str, Any]]) -> dict[str, Any]:
     return {key: value for key, value in pairs if value is not None}
 
@@ -159,7 +169,8 @@ def event_fields(event: Mapping[str, Any], labels: Labels, *, ext: bool) -> dict
     get = event.get
     match get("type"):
         case "agent_end":
-            pairs = [("messages", _roles(get("messages")))]
+            # willRetry (session lines) is written only when true: a retry follows this agent_end.
+            pairs = [("messages", _roles(get("messages"))), ("willRetry", True if get("willRetry") is True else None)]
         case "turn_start":
             pairs = [("turnIndex", get("turnIndex"))] if ext else []
         case "turn_end" if ext:
@@ -237,6 +248,55 @@ def event_fields(event: Mapping[str, Any], labels: Labels, *, ext: bool) -> dict
             pairs = [("reason", get("reason"))]
         case "ui_prompt_start" | "ui_prompt_end":
             pairs = [("kind", get("kind")), ("title", get("title"))]
+        case "compaction_start":
+            pairs = [("reason", get("reason"))]
+        case "compaction_end":
+            result = get("result")
+            pairs = [
+                ("reason", get("reason")),
+                ("aborted", get("aborted")),
+                ("willRetry", get("willRetry")),
+                ("errorMessage", get("errorMessage")),
+                ("summary", _field(result, "summary")),
+                ("firstKeptEntryId", labels.entry(_field(result, "firstKeptEntryId", "first_kept_entry_id"))),
+            ]
+        case "auto_retry_start":
+            pairs = [
+                ("attempt", get("attempt")),
+                ("maxAttempts", get("maxAttempts")),
+                ("delayMs", get("delayMs")),
+                ("errorMessage", get("errorMessage")),
+            ]
+        case "auto_retry_end":
+            pairs = [("success", get("success")), ("attempt", get("attempt")), ("finalError", get("finalError"))]
+        case "session_before_compact":
+            preparation = get("preparation")
+            to_summarize = _field(preparation, "messagesToSummarize", "messages_to_summarize")
+            pairs = [
+                ("reason", get("reason")),
+                ("willRetry", get("willRetry")),
+                ("customInstructions", get("customInstructions")),
+                ("firstKeptEntryId", labels.entry(_field(preparation, "firstKeptEntryId", "first_kept_entry_id"))),
+                ("messagesToSummarize", len(to_summarize) if to_summarize is not None else None),
+                ("isSplitTurn", _field(preparation, "isSplitTurn", "is_split_turn")),
+            ]
+        case "session_compact":
+            entry = get("compactionEntry")
+            pairs = [
+                ("reason", get("reason")),
+                ("willRetry", get("willRetry")),
+                ("fromExtension", get("fromExtension")),
+                ("entryId", labels.entry(_field(entry, "id"))),
+                ("summary", _field(entry, "summary")),
+            ]
+        case "session_compact_failed":
+            pairs = [
+                ("reason", get("reason")),
+                ("aborted", get("aborted")),
+                ("willRetry", get("willRetry")),
+                ("fromExtension", get("fromExtension")),
+                ("errorMessage", get("errorMessage")),
+            ]
         case _:
             pairs = []
     return _defined(pairs)

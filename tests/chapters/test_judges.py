@@ -141,7 +141,7 @@ def test_follow_up_must_reach_the_model_before_settling() -> None:
     finding = exp01.judge_follow_up(traces)
     assert finding.holds, finding.evidence
     unasked = [ln for ln in traces["follow-up-app"] if not (ln["source"] == "model" and ln["type"] == "request")]
-    finding = exp01.judge_follow_up({"follow-up-app": unasked})
+    finding = exp01.judge_follow_up({**traces, "follow-up-app": unasked})
     assert not finding.holds and "the request carrying it at -1" in finding.evidence
 
 

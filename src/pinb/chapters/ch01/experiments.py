@@ -97,10 +97,14 @@ def judge_records_executes_records(traces: dict[str, Trace]) -> Finding:
         tq.index(lines, tq.is_("turn_end")),
     ]
     holds = all(i >= 0 for i in order) and order == sorted(order)
+    # Recorded means the result is part of the conversation: the next request carries it after the call.
+    requests = tq.requests(traces["word-count"])
+    carried = [m.get("role") for m in requests[1].get("messages", [])][-2:] if len(requests) > 1 else []
+    holds = holds and carried == ["assistant", "toolResult"]
     return Finding(
         holds,
         "positions of assistant message_end(toolUse), tool_execution_start, tool_execution_end, "
-        f"toolResult message_end, turn_end: {order}",
+        f"toolResult message_end, turn_end: {order}; request #2 ends with {carried}",
     )
 
 
@@ -228,13 +232,18 @@ def judge_tool_registration(traces: dict[str, Trace]) -> Finding:
 
 def judge_neither_changes_other(traces: dict[str, Trace]) -> Finding:
     table = common.inputs_table(traces)
+    (base_m, base_t), (sent_m, sent_t), (tool_m, tool_t) = table["base"], table["sentence"], table["tool"]
     both_m, both_t = table["both"]
-    holds = both_m == table["sentence"][0] and both_t == table["tool"][1]
-    holds = holds and table["sentence"][1] == table["base"][1] and table["tool"][0] == table["base"][0]
+    # Each change must do something (else "changing one does nothing to the other" holds vacuously).
+    sentence_acts = len(sent_m) == len(base_m) + 1
+    tool_acts = len(tool_t) == len(base_t) + 1
+    holds = sentence_acts and tool_acts and both_m == sent_m and both_t == tool_t
+    holds = holds and sent_t == base_t and tool_m == base_m
     return Finding(
         holds,
-        f"both changes together: messages equal the sentence-only request's: {both_m == table['sentence'][0]}; "
-        f"tools equal the tool-only request's: {both_t == table['tool'][1]}",
+        f"the injected sentence added {len(sent_m) - len(base_m)} message(s) and no tool ({sent_t} vs {base_t}); "
+        f"the extra tool added {len(tool_t) - len(base_t)} tool(s) and no message; both together: messages equal "
+        f"the sentence-only request's: {both_m == sent_m}, tools equal the tool-only request's: {both_t == tool_t}",
     )
 
 
@@ -301,7 +310,12 @@ def judge_steering(traces: dict[str, Trace]) -> Finding:
 
 
 def _follow_up(params: Params) -> dict[str, dict[str, Any]]:
-    return {"follow-up-app": _continuation_app(params)["follow-up-app"]}
+    # Queued while a tool runs: pending work (the tool result's request) comes first, then the follow-up.
+    with_tool = sc.word_count("app")
+    with_tool["id"] = "ch01-app-follow-up-during-tool"
+    with_tool["responses"].append(sc.text("Following up."))
+    with_tool["queue"] = [{"when": "tool_execution_start#1", "do": "follow_up", "text": "And one more thing."}]
+    return {"follow-up-app": _continuation_app(params)["follow-up-app"], "during-tool": with_tool}
 
 
 def judge_follow_up(traces: dict[str, Trace]) -> Finding:
@@ -317,10 +331,17 @@ def judge_follow_up(traces: dict[str, Trace]) -> Finding:
     # "Resolved before the final settlement boundary": a request carries the follow-up before agent_settled.
     asked = tq.index(lines, lambda ln: tq.is_("request", "model")(ln) and tq.mentions(ln, text), max(follow_at, 0))
     holds = 0 <= stop_at < follow_at < asked < settled
+    # Queued during a tool call: the tool result's request goes first; the follow-up waits for its stop reply.
+    during = [ln for ln in tq.core(traces["during-tool"]) if ln.get("source") in (source, "model")]
+    tool_end = tq.index(during, tq.is_("tool_execution_end"))
+    answered = tq.index(during, lambda ln: ln.get("type") == "message_end" and ln.get("stopReason") == "stop")
+    waited = tq.index(during, lambda ln: ln.get("type") == "message_start" and ln.get("text") == text)
+    holds = holds and 0 <= tool_end < answered < waited
     return Finding(
         holds,
         f"first stop reply at {stop_at}, follow-up message at {follow_at}, the request carrying it at {asked}, "
-        f"agent_end at {ends}, agent_settled at {settled}",
+        f"agent_end at {ends}, agent_settled at {settled}; queued during a tool call: tool ended at {tool_end}, "
+        f"the stop reply to its result at {answered}, the follow-up at {waited}",
     )
 
 
@@ -514,8 +535,17 @@ def judge_core_runs_alone(traces: dict[str, Trace]) -> Finding:
     meta = next((ln for ln in trace if ln.get("source") == "meta"), {})
     sources = sorted({str(ln.get("source")) for ln in tq.core(trace)})
     ended = bool(tq.events(trace, "agent_end"))
+    # It ran: the loop asked the (scripted, provider-neutral) model, executed the call and answered.
+    requests = len(tq.requests(trace))
+    ran_tool = bool(tq.events(trace, "tool_execution_end"))
+    answers = [ln.get("stopReason") for ln in tq.assistant_ends(trace)]
     holds = meta.get("layer") == "agent" and set(sources) <= {"agent", "model"} and ended
-    return Finding(holds, f"layer {meta.get('layer')!r}, sources {sources}, run completed: {ended}")
+    holds = holds and requests >= 1 and ran_tool and answers[-1:] == ["stop"]
+    return Finding(
+        holds,
+        f"events came from {sources} only (no session or extension lines); {requests} model request(s) to the "
+        f"scripted provider, a tool executed: {ran_tool}, replies {answers}, run completed: {ended}",
+    )
 
 
 def judge_tool_shape(traces: dict[str, Trace]) -> Finding:

@@ -14,7 +14,6 @@ from pinb.chapters.ch16 import probes
 from pinb.chapters.ch16.guard import BOOK_PATTERNS, EVASION_CORPUS, guard_extension
 from pinb.chapters.experiments import Finding, Params, ScenarioExperiment, Trace
 
-PUSH_REASON = f"Guard blocked: {BOOK_PATTERNS[0]}"
 BASH_OUTPUT = "pushed"
 
 
@@ -61,8 +60,9 @@ def judge_blocks_force_push(traces: dict[str, Trace]) -> Finding:
     result = _bash_result(traces["no-ui"])
     guard = tq.ext_lines(traces["no-ui"], "tool_call")
     returned = guard[0].get("result") if guard else None
-    holds = result.get("text") == PUSH_REASON and result.get("isError") is True
-    holds = holds and returned == {"block": True, "reason": PUSH_REASON}
+    reason = f"Guard blocked: {book_decision('git push --force origin main')}"  # the chapter's own regexes decide
+    holds = result.get("text") == reason and result.get("isError") is True
+    holds = holds and returned == {"block": True, "reason": reason}
     return Finding(holds, f"without a UI the handler returned {returned}; the model saw {result.get('text')!r}")
 
 
@@ -79,7 +79,8 @@ def judge_confirm_with_ui(traces: dict[str, Trace]) -> Finding:
 
 
 def _patterns(params: Params) -> dict[str, dict[str, Any]]:
-    commands = ["git push -f origin main", "git reset --hard HEAD~1", "git clean -fdx", "git status"]
+    # Every shell command of the corpus, including the spellings the book's regexes let through (case, tabs, ...).
+    commands = [case.command for case in EVASION_CORPUS if case.tool_name == "bash"]
     return {
         "patterns": sc.app(
             "ch16-guard-patterns",
@@ -89,6 +90,46 @@ def _patterns(params: Params) -> dict[str, dict[str, Any]]:
             extensions=[guard_extension()],
         )
     }
+
+
+def regex_literals(code: str) -> list[tuple[str, str]]:
+    """The JavaScript regex literals (`/source/flags`) written in an array literal of `code`, in order."""
+    found: list[tuple[str, str]] = []
+    i, n = 0, len(code)
+    while i < n:
+        if code[i] == "/" and code[:i].rstrip()[-1:] in ("[", ","):
+            j, in_class = i + 1, False
+            while j < n and (code[j] != "/" or in_class):
+                if code[j] == "\\":
+                    j += 1
+                elif code[j] == "[":
+                    in_class = True
+                elif code[j] == "]":
+                    in_class = False
+                j += 1
+            k = j + 1
+            while k < n and code[k].isalpha():
+                k += 1
+            found.append((code[i + 1 : j], code[j + 1 : k]))
+            i = k
+        else:
+            i += 1
+    return found
+
+
+def book_patterns() -> list[tuple[str, str]]:
+    """The guard's regexes as the chapter prints them: the `BLOCKED` array quoted by `pi-16.guard.patterns`."""
+    from pinb.chapters.registry import claim_spec
+
+    return regex_literals(" ".join(claim_spec("pi-16.guard.patterns").quotes))
+
+
+def book_decision(command: str) -> str | None:
+    """The source of the first of the book's regexes that matches `JSON.stringify({command})`, or None."""
+    from pinb.app.js_compat import js_regex, json_stringify
+
+    subject = json_stringify({"command": command}) or ""
+    return next((source for source, flags in book_patterns() if js_regex(source, flags).search(subject)), None)
 
 
 def _results_by_command(trace: Trace) -> dict[str, dict[str, Any]]:
@@ -107,15 +148,28 @@ def _results_by_command(trace: Trace) -> dict[str, dict[str, Any]]:
 
 
 def judge_patterns(traces: dict[str, Trace]) -> Finding:
+    """Per command: the run blocks exactly what the chapter's regexes block (JavaScript semantics), naming the
+    pattern that matched, and agrees with the verdicts recorded from Node running the book's handler."""
     results = _results_by_command(traces["patterns"])
-    expected = {
-        "bash:git push -f origin main": f"Guard blocked: {BOOK_PATTERNS[0]}",
-        "bash:git reset --hard HEAD~1": f"Guard blocked: {BOOK_PATTERNS[1]}",
-        "bash:git clean -fdx": f"Guard blocked: {BOOK_PATTERNS[2]}",
-        "bash:git status": BASH_OUTPUT,
-    }
-    seen = {key: results.get(key, {}).get("text") for key in expected}
-    return Finding(seen == expected, "; ".join(f"{k.split(':', 1)[1]} → {v!r}" for k, v in seen.items()))
+    wrong: list[str] = []
+    blocked = allowed = 0
+    for case in (c for c in EVASION_CORPUS if c.tool_name == "bash"):
+        hit = book_decision(case.command)
+        expected = f"Guard blocked: {hit}" if hit is not None else BASH_OUTPUT
+        seen = results.get(f"bash:{case.command}", {}).get("text")
+        if seen != expected or (hit is not None) != case.js_blocked:
+            wrong.append(f"{case.command!r} → {seen!r}")
+        elif hit is None:
+            allowed += 1
+        else:
+            blocked += 1
+    patterns = len(book_patterns())
+    return Finding(
+        not wrong and patterns > 0,
+        f"{blocked + allowed + len(wrong)} shell commands: {blocked} blocked naming the book's pattern, {allowed} let "
+        f"through, as the chapter's {patterns} regexes decide in JavaScript; {len(wrong)} decided otherwise"
+        + (f": {wrong[:3]}" if wrong else ""),
+    )
 
 
 def _tool_filter(params: Params) -> dict[str, dict[str, Any]]:
@@ -219,15 +273,29 @@ def judge_not_unconditional(traces: dict[str, Trace]) -> Finding:
     if missing:
         return Finding(False, f"{len(missing)} corpus calls have no tool result in the trace: {missing[:3]}")
     destructive = [r for r in rows if not r["destroys"].startswith("nothing")]
-    through = [r for r in destructive if not r["run_blocked"]]
     blocked = [r for r in destructive if r["run_blocked"]]
+    # Through the inspected tool itself: shell commands the book's own regexes do not match, and the run let pass.
+    shell_through = [
+        r for r in destructive if r["tool"] == "bash" and not r["run_blocked"] and book_decision(r["command"]) is None
+    ]
+    other_tools = [r for r in destructive if r["tool"] != "bash" and not r["run_blocked"]]
+    book_example = next((r for r in rows if r["command"] == "git push --force" and r["tool"] == "bash"), None)
     false_positive = [r for r in rows if r["destroys"].startswith("nothing") and r["run_blocked"]]
-    off_js = [r["command"] for r in rows if r["run_blocked"] != r["js_blocked"]]
+    off_book = [
+        r["command"]
+        for r in rows
+        if r["tool"] == "bash" and r["run_blocked"] != (book_decision(r["command"]) is not None)
+    ]
+    holds = bool(shell_through) and bool(book_example and book_example["run_blocked"]) and not off_book
     return Finding(
-        bool(through) and bool(blocked),
-        f"of {len(destructive)} commands that force-push or destroy work, the guard blocked {len(blocked)} and let "
-        f"{len(through)} through (e.g. {[r['command'] for r in through[:3]]}); false positives {len(false_positive)}",
-        f"run verdicts differing from JavaScript's recorded verdicts: {off_js or 'none'}",
+        holds,
+        f"of {len(destructive)} commands that force-push or destroy work, the guard blocked {len(blocked)}; "
+        f"{len(shell_through)} bash commands the book's regexes do not match went through (e.g. "
+        f"{[r['command'] for r in shell_through[:3]]}), {len(other_tools)} through another tool; the book's "
+        f"`git push --force` blocked: {bool(book_example and book_example['run_blocked'])}; false positives "
+        f"{len(false_positive)}; bash verdicts differing from the book's regexes: {off_book[:3] or 'none'}",
+        f"run verdicts differing from JavaScript's recorded verdicts: "
+        f"{[r['command'] for r in rows if r['run_blocked'] != r['js_blocked']] or 'none'}",
     )
 
 

@@ -13,6 +13,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from pinb import _faults
 from pinb.agent.tool_execution import execute_tool_calls, fail_truncated_tool_calls
 from pinb.agent.transcript_state import ToolLedger
 from pinb.agent.types import (
@@ -176,6 +177,9 @@ async def _run_loop(
 
             tool_results: list[ToolResultMessage] = []
             has_more_tool_calls = False
+            early_turn_end = "turn-end-before-tool-results" in _faults.ACTIVE  # a test-only fault, off in use
+            if early_turn_end:
+                await emit(TurnEndEvent(message=message, tool_results=()))
             if any(isinstance(block, ToolCall) for block in message.content):
                 # A "length" stop may have truncated every call's arguments: fail them all instead of running them.
                 if message.stop_reason == "length":
@@ -192,7 +196,8 @@ async def _run_loop(
             decision = None
             if config.finish_turn is not None:
                 decision = await hook_result(config.finish_turn(last_completed, signal), AgentTurnDecision)
-            await emit(TurnEndEvent(message=message, tool_results=tuple(tool_results)))
+            if not early_turn_end:
+                await emit(TurnEndEvent(message=message, tool_results=tuple(tool_results)))
             if decision is not None and decision.action == "end":
                 await emit(AgentEndEvent(messages=tuple(new_messages)))
                 return

@@ -28,7 +28,7 @@ def test_every_judge_catches_every_fault_it_names(report: JudgeReport) -> None:
 def test_every_claim_the_standin_can_judge_names_a_fault(report: JudgeReport) -> None:
     judged = [c for c in report.claims if c.baseline != "UNRUN"]
     assert judged and all(c.faults for c in judged)
-    assert {c.claim_id for c in judged} == set(claim_faults())
+    assert {c.claim_id for c in judged} <= set(claim_faults())
 
 
 def test_a_weak_judge_is_reported() -> None:

@@ -72,8 +72,9 @@ class ClaimEntry(BaseModel):
     packages). Default: `app` for a runnable claim, `none` for a reported one."""
     notes: tuple[str, ...] = ()
     """What the experiment covers and does not, shown under the quote."""
-    faults: tuple[dict[str, Any], ...] = ()
-    """Faults of the stand-in under which this claim's judge must fail (filled in by the judges' own checks)."""
+    faults: tuple[str, ...] = ()
+    """Named faults of the stand-in (`pinb.testing.faults`) under which this claim's judge must not say OBSERVED;
+    `pinb claims check-judges` runs them. Every runnable claim the stand-in can check names at least one."""
 
     @field_validator("id")
     @classmethod

@@ -8,24 +8,25 @@ ERROR where the fault breaks the experiment itself). Every fault must also catch
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 from pinb.errors import UsageError
 from pinb.testing import faults
 from pinb.testing.judges import ajudge, standin_reason
 
-#: Claim id → the faults that must flip it. Kept as data beside this module until the chapter ledgers carry it.
-CLAIM_FAULTS_FILE = "claim_faults.json"
 
+def claim_faults(chapter_ids: Sequence[str] = ()) -> dict[str, tuple[str, ...]]:
+    """Which faults each runnable claim names (the `faults` list of its ledger entry)."""
+    from pinb.chapters.registry import chapters, claim_specs
 
-def claim_faults() -> dict[str, tuple[str, ...]]:
-    """Which faults each runnable claim names (from the data file)."""
-    text = resources.files("pinb.testing").joinpath(CLAIM_FAULTS_FILE).read_text(encoding="utf-8")
-    return {claim: tuple(names) for claim, names in json.loads(text).items()}
+    return {
+        spec.id: tuple(spec.faults)
+        for chapter_id in (chapter_ids or chapters())
+        for spec in claim_specs(chapter_id)
+        if spec.kind == "runnable"
+    }
 
 
 @dataclass(frozen=True)
@@ -109,11 +110,12 @@ async def acheck_judges(chapter_ids: Sequence[str] = ()) -> JudgeReport:
     unknown = [c for c in chapter_ids if c not in known]
     if unknown:
         raise UsageError(f"unknown chapter {unknown[0]!r}; known: {', '.join(known)}")
-    table = claim_faults()
-    missing = sorted({f for names in table.values() for f in names} - set(faults.FAULTS))
-    if missing:
-        raise UsageError(f"{CLAIM_FAULTS_FILE} names unknown fault(s): {', '.join(missing)}")
     selected = list(chapter_ids) or list(known)
+    table = claim_faults(selected)
+    unknown_faults = {claim: [f for f in names if f not in faults.FAULTS] for claim, names in table.items()}
+    for claim, names in unknown_faults.items():
+        if names:
+            raise UsageError(f"the ledger entry of {claim} names unknown fault(s): {', '.join(names)}")
     report = JudgeReport([], all_chapters=set(selected) == set(known))
     for chapter_id in selected:
         for claim in known[chapter_id].claims:

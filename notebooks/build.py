@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PARAMETERS = """\
 # Parameters (papermill and `pinb verify` inject their values in a cell right after this one).
 backend = "standin"  # "standin" (pinb's Python stand-in) or "pi" (the real Pi packages, through Node)
-pi_version = "1.6.0"  # for backend = "pi": 1.6.0, or 1.0.3 (agent-core claims only)
-install_pi_packages = False  # backend = "pi": install Node 22 and the pinned Pi packages if missing
+pi_version = "1.6.0"  # for backend "pi": 1.6.0, or 1.0.3 (agent-core claims only)
+install_pi_packages = False  # for backend "pi": install Node 22 and the pinned Pi packages if missing
 artifacts_dir = None  # where the traces are written (set by pinb verify)
 pinb_pip_spec = ""  # Colab: where to install pinb from when it is not importable (a git URL or a wheel)
 {knobs}

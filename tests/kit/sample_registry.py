@@ -50,6 +50,14 @@ def chapters() -> dict[str, Chapter]:
         ("kt-05-chapter", "05", "A kernel that dies", "dies", ("kt-05.kernel.before",), ()),
         ("kt-06-chapter", "06", "No parameters cell", "noparams", ("kt-06.none.at-all",), ()),
         ("kt-07-chapter", "07", "A notebook that writes a trace", "traces", ("kt-07.trace.written",), ()),
+        (
+            "kt-08-chapter",
+            "08",
+            "A notebook stopped in its long cell",
+            "waits",
+            ("kt-08.wait.before", "kt-08.wait.during", "kt-08.wait.after"),
+            (),
+        ),
     ]
     return {
         cid: Chapter(

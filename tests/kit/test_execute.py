@@ -4,11 +4,8 @@ notebook, the cache, failures that still leave their notebook, two verify proces
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
 import sys
-import time
 import types
 from dataclasses import replace
 
@@ -20,7 +17,7 @@ from pinb.kit.fingerprint import sha256_file
 from pinb.kit.project import Project
 from pinb.kit.verify import VerifyOptions, verify
 
-from .conftest import HERE
+from .verify_process import start_verify, wait_until_ready
 
 pytestmark = pytest.mark.kernel
 
@@ -71,10 +68,20 @@ def test_verify_records_what_the_notebook_observed(project: Project) -> None:
     ]
     assert [claim["claim_id"] for claim in shown] == ["kt-01.math.adds", "kt-01.math.multiplies"]
     assert any("injected-parameters" in c["metadata"].get("tags", []) for c in notebook["cells"])
+    papermill_metadata = notebook["metadata"]["papermill"]
+    assert papermill_metadata["parameters"] == {"backend": "standin"}
+    assert {name: p["default"] for name, p in papermill_metadata["default_parameters"].items()} == {
+        "backend": '"standin"',
+        "pi_version": '"1.6.0"',
+    }
+    log = (holds.path / "kernel.log").read_text()
+    assert "Passed unknown parameter" not in log and "Unable to parse" not in log
     assert finding.record.outcome("kt-02.text.words").evidence == "the title has 6 words, not 5"
     assert raises.record.status == "failed"
     assert raises.record.failure == "cell 6 raised RuntimeError: the notebook broke here"
     assert raises.record.outcome("kt-03.steps.guarded").evidence == "KeyError: 'missing'"
+    raised = json.loads((raises.path / "executed.ipynb").read_text())["cells"]
+    assert "papermill-error-cell-tag" in raised[0]["metadata"]["tags"]  # papermill's marker, as ever
     assert traces.record.parameters == {"backend": "standin", "artifacts_dir": "artifacts"}
     assert [(a.path, a.kind) for a in traces.record.artifacts] == [
         ("executed.ipynb", "notebook"),
@@ -138,35 +145,12 @@ def test_an_unknown_kernel_is_an_error_run(project: Project, monkeypatch: pytest
     )
 
 
-def _pinb(project: Project, *argv: str) -> subprocess.Popen[str]:
-    env = os.environ | {
-        "PINB_ROOT": str(project.root),
-        "PINB_REGISTRY": "sample_registry:chapters",
-        "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
-    }
-    return subprocess.Popen(
-        [sys.executable, "-m", "pinb.cli", *argv, "--no-progress"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def test_two_verify_processes_at_once_and_ctrl_c(project: Project) -> None:
+def test_two_verify_processes_at_once_and_ctrl_c(project: Project, tmp_path) -> None:
     """Two `pinb verify` processes share the store; the second is interrupted inside its long cell."""
-    first = _pinb(project, "verify", "kt-01-chapter")
-    second = _pinb(project, "verify", "kt-04-chapter")
-    folder = project.runs_dir / "kt-04-chapter"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:  # wait until the notebook is inside its long cell
-        partial = [p / "executed.ipynb" for p in folder.glob(".tmp-*")] if folder.exists() else []
-        if partial and partial[0].is_file() and CLAIM_MIME in partial[0].read_text():
-            break
-        time.sleep(0.2)
-    else:
-        second.kill()
-        pytest.fail("the notebook never reached its long cell")
+    ready = tmp_path / "ready"
+    first = start_verify(project, "kt-01-chapter")
+    second = start_verify(project, "kt-08-chapter", ready=ready)
+    wait_until_ready(second, ready)
     second.send_signal(signal.SIGINT)
     out, err = second.communicate(timeout=60)
     assert second.returncode == 130, err
@@ -179,9 +163,9 @@ def test_two_verify_processes_at_once_and_ctrl_c(project: Project) -> None:
     assert listing.problems == []
     by_chapter = {run.record.chapter: run for run in listing.runs}
     assert by_chapter["kt-01-chapter"].record.status == "completed"
-    interrupted = by_chapter["kt-04-chapter"]
+    interrupted = by_chapter["kt-08-chapter"]
     assert (interrupted.record.status, interrupted.record.failure) == ("interrupted", "interrupted (Ctrl-C)")
-    assert interrupted.record.outcome("kt-04.time.starts").outcome == "holds"
+    assert interrupted.record.outcome("kt-08.wait.before").outcome == "holds"
     assert (interrupted.path / "executed.ipynb").is_file()
     assert not [p for p in project.runs_dir.rglob(".tmp-*")]
 

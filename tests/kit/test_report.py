@@ -97,7 +97,7 @@ def test_report_command_writes_a_file(
     assert (
         capsys.readouterr().err
         == "pinb: error: unknown chapter 'kt-99-chapter' (known: "
-        + ", ".join(f"kt-0{n}-chapter" for n in range(1, 8))
+        + ", ".join(f"kt-0{n}-chapter" for n in range(1, 9))
         + ")\n"
     )
     assert main(["report", "kt-02-chapter", "-o", str(tmp_path / "no" / "such" / "dir.md"), *root]) == 2

@@ -13,7 +13,7 @@ import pytest
 from pinb.errors import KitError
 from pinb.kit.project import Project
 from pinb.kit.record import RECORD_FILE, RUN_ID_RE
-from pinb.kit.store import RunStore, new_run_id, validate_run_id
+from pinb.kit.store import RunStore, new_run_id, validate_run_id, writer_token
 
 from .conftest import RecordRun
 
@@ -71,7 +71,7 @@ def test_corrupt_and_foreign_entries_are_named_and_skipped(project: Project, rec
     (runs / "kt-01-chapter" / "scratch").mkdir()
     (runs / "kt-01-chapter" / "20261130T000000Z-aaaaaa").mkdir()
     (runs / "kt-01-chapter" / ".tmp-20261130T000000Z-bbbbbb-999999999").mkdir()  # its writer is long gone
-    (runs / "kt-01-chapter" / f".tmp-20261130T000000Z-cccccc-{os.getpid()}").mkdir()  # being written now
+    (runs / "kt-01-chapter" / f".tmp-20261130T000000Z-cccccc-{writer_token(os.getpid())}").mkdir()  # being written
     moved = record_run("kt-03-chapter", [])
     os.rename(moved.path, runs / "kt-03-chapter" / "20261130T000000Z-dddddd")
 

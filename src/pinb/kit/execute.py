@@ -1,9 +1,10 @@
 """Execute one chapter notebook headlessly with papermill and record the run.
 
-The only module that imports papermill and nbclient. `execute_run` reads as its steps: inspect the notebook
-(before anything is written), reserve a run folder, execute with parameters injected into the `parameters` cell,
-always keep the executed notebook (failure, timeout, dead kernel, Ctrl-C alike), read the claim outcomes back
-from its outputs, and commit the run record next to it.
+With `pinb.kit.engine`, the only modules that import papermill and nbclient. `execute_run` reads as its steps:
+inspect the notebook (before anything is written), reserve a run folder, execute with parameters injected into the
+`parameters` cell, always keep the executed notebook (failure, timeout, dead kernel, SIGINT, SIGTERM alike), read
+the claim outcomes back from its outputs, and commit the run record next to it — in that order, whatever signal
+arrives on the way (`pinb.kit.stop`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from papermill.exceptions import PapermillExecutionError
 
 from pinb.errors import KitError
 from pinb.kit.claims import ClaimOutcome
+from pinb.kit.engine import ENGINE_NAME, Progress
 from pinb.kit.environment import ipykernel_on_this_interpreter
 from pinb.kit.evidence import notebook_outcomes
 from pinb.kit.fingerprint import sha256_file
@@ -39,6 +41,7 @@ from pinb.kit.record import (
     RunStatus,
     utc_now,
 )
+from pinb.kit.stop import StopRequest, redeliver, stop_requests
 from pinb.kit.store import RunStore, StoredRun
 
 #: A notebook that declares this parameter gets a folder for its own artefacts (traces...), hashed into the record.
@@ -46,6 +49,8 @@ ARTIFACTS_PARAMETER = "artifacts_dir"
 ARTIFACTS_DIR = "artifacts"
 #: The kernel process's own stdout and stderr.
 KERNEL_LOG = "kernel.log"
+#: How long a stopped run waits for its client to write the notebook once its kernel is killed.
+STOP_GRACE = 30.0
 
 
 @dataclass(frozen=True)
@@ -75,18 +80,39 @@ def execute_run(request: ExecutionRequest, store: RunStore) -> StoredRun:
     if info.sha256 != request.inputs.notebook_sha256:
         raise KitError(f"{request.notebook.name} changed while pinb was preparing its run; run verify again")
 
+    stored: StoredRun | None = None
+    stop = StopRequest()
+    try:
+        with stop_requests() as stop:
+            stored = _execute_and_record(request, store, info.sha256, info.parameter_names, parameters, stop)
+    finally:
+        if stop and (stored is None or stored.record.status != "interrupted"):
+            # the stop came after the notebook had finished (recorded as it was) or while the kit failed: it goes
+            # on to the handler that was there before
+            redeliver(stop)
+    return stored
+
+
+def _execute_and_record(
+    request: ExecutionRequest,
+    store: RunStore,
+    notebook_sha256: str,
+    declared: tuple[str, ...],
+    parameters: dict[str, Any],
+    stop: StopRequest,
+) -> StoredRun:
     pending = store.begin(request.chapter)
     try:
         output = pending.path / EXECUTED_NOTEBOOK
         injected = dict(parameters)
-        if ARTIFACTS_PARAMETER in info.parameter_names:
+        if ARTIFACTS_PARAMETER in declared:
             (pending.path / ARTIFACTS_DIR).mkdir()
             # relative to the kernel's working directory (the notebook's folder): the executed notebook, which is
             # evidence and may be committed, names no path of the machine it ran on
             injected[ARTIFACTS_PARAMETER] = os.path.relpath(pending.path / ARTIFACTS_DIR, request.notebook.parent)
             parameters[ARTIFACTS_PARAMETER] = ARTIFACTS_DIR
         started_at = utc_now()
-        status, failure = _execute(request, injected, output)
+        status, failure = _execute(request, injected, output, stop)
         finished_at = utc_now()
         if not output.exists():  # the kernel never started: keep the parameterised source as the artefact
             _write_source_copy(request.notebook, output)
@@ -94,7 +120,7 @@ def execute_run(request: ExecutionRequest, store: RunStore) -> StoredRun:
         record = RunRecord(
             run_id=pending.run_id,
             chapter=request.chapter,
-            notebook=NotebookRef(path=request.notebook_ref, sha256=info.sha256),
+            notebook=NotebookRef(path=request.notebook_ref, sha256=notebook_sha256),
             parameters=parameters,
             backend=request.backend,
             command=request.command,
@@ -114,14 +140,18 @@ def execute_run(request: ExecutionRequest, store: RunStore) -> StoredRun:
         raise
 
 
-def _execute(request: ExecutionRequest, parameters: dict[str, Any], output: Path) -> tuple[RunStatus, str | None]:
-    """Run papermill in a worker thread, keeping this thread free to enforce the notebook's deadline (even while
-    a kernel hangs on start-up) and to turn Ctrl-C into a clean stop: it kills the kernel, papermill then writes
-    the executed notebook as it does whenever a cell ends, and the run is recorded as interrupted.
+def _execute(
+    request: ExecutionRequest, parameters: dict[str, Any], output: Path, stop: StopRequest
+) -> tuple[RunStatus, str | None]:
+    """Run papermill (with pinb's engine) in a worker thread, keeping this thread free to enforce the notebook's
+    deadline (even while a kernel hangs on start-up) and to act on a stop request: it kills the kernel, the engine
+    then writes the executed notebook as far as it got, and the run is recorded as interrupted.
     """
     began = time.monotonic()
     kernels: list[AsyncKernelManager] = []
+    progress = Progress()
     outcome: dict[str, BaseException | None] = {}
+    finished = threading.Event()
 
     def cell_timeout(_cell: Any) -> float | None:
         # nbclient asks per cell; the notebook's deadline caps each cell at the time left
@@ -136,34 +166,45 @@ def _execute(request: ExecutionRequest, parameters: dict[str, Any], output: Path
                 _relative(request.notebook),
                 _relative(output),
                 parameters=parameters,
+                engine_name=ENGINE_NAME,
                 kernel_name=request.kernel_name,
                 progress_bar=False,
                 log_output=False,
                 cwd=str(request.notebook.parent),
                 timeout_func=cell_timeout,
                 kernel_manager_class=_tracking_kernel_manager(kernels, log),
+                pinb_progress=progress,
             )
             outcome["error"] = None
         except BaseException as exc:  # reported by the calling thread
             outcome["error"] = exc
+        finally:
+            finished.set()
 
     worker = threading.Thread(target=work, name=f"pinb-{request.chapter}", daemon=True)
     stopped: str | None = None
     with open(output.parent / KERNEL_LOG, "wb") as log, _papermill_log_to(log):
         worker.start()
-        try:
-            while worker.is_alive():
-                worker.join(0.1)
-                if request.timeout and stopped is None and time.monotonic() - began > request.timeout + 2:
-                    stopped = "timeout"  # a hung kernel start or a cell ignoring its own timeout
-                    _kill(kernels)
-        except KeyboardInterrupt:
-            stopped = "interrupted"
-            _kill(kernels)
-            _join_patiently(worker)
+        # waits on an Event, never in Thread.join with a timeout (which a signal can break on Python 3.11)
+        given_up_at: float | None = None
+        while not finished.wait(0.1):
+            now = time.monotonic()
+            if stopped is None and stop:
+                stopped = "interrupted"
+            elif stopped is None and request.timeout and now - began > request.timeout + 2:
+                stopped = "timeout"  # a hung kernel start or a cell ignoring its own timeout
+            if stopped is None:
+                continue
+            _kill(kernels)  # again each time: a kernel may still have been starting
+            given_up_at = given_up_at or now + STOP_GRACE
+            if now > given_up_at:
+                progress.seal()  # the client is stuck even with its kernel gone: keep what it had
+                break
+        if finished.is_set():
+            worker.join()
     error = outcome.get("error")
-    if stopped == "interrupted":
-        return "interrupted", "interrupted (Ctrl-C)"
+    if stopped == "interrupted" or (stop and error is not None):
+        return "interrupted", stop.reason()
     if stopped == "timeout":
         return "failed", f"the notebook timed out after {request.timeout:g} s"
     match error:
@@ -238,16 +279,6 @@ def _kill(kernels: list[AsyncKernelManager]) -> None:
         process = getattr(getattr(manager, "provisioner", None), "process", None)
         if process is not None and process.poll() is None:
             process.kill()
-
-
-def _join_patiently(worker: threading.Thread) -> None:
-    """Wait for papermill to write the notebook; a second Ctrl-C still waits (a half-written run helps nobody)."""
-    deadline = time.monotonic() + 30
-    while worker.is_alive() and time.monotonic() < deadline:
-        try:
-            worker.join(0.1)
-        except KeyboardInterrupt:
-            continue
 
 
 def collect_outcomes(

@@ -1,8 +1,12 @@
 """The run store: `runs/<chapter-id>/<run-id>/` folders, written once and then only read.
 
-A run is prepared in a hidden temporary folder next to its final place (`runs/<chapter>/.tmp-<run-id>-<pid>/`)
-and renamed into place when its record is complete, so a reader (another `pinb` process) sees either no run or
-the whole run. Renaming a folder onto an existing non-empty one fails, so two processes can never share a run id.
+A run is prepared in a hidden temporary folder next to its final place
+(`runs/<chapter>/.tmp-<run-id>-<pid>-<process start>/`) and renamed into place when its record is complete, so a
+reader (another `pinb` process) sees either no run or the whole run. The writer's pid and start time tell a run
+being written now from the leftover of a process that has ended (whose pid another process may have since):
+leftovers are reported by readers and removed by the next writer of that chapter.
+
+Renaming a folder onto an existing non-empty one fails, so two processes can never share a run id.
 Files of a completed run are made read-only.
 
 Reading never fails on one bad entry: corrupt records, foreign files and stray temporary folders are reported
@@ -13,7 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
+import shlex
 import shutil
 import stat
 from dataclasses import dataclass, field, replace
@@ -28,6 +34,7 @@ from pinb.kit.integrity import check_run, shared_notebooks
 from pinb.kit.record import EXECUTED_NOTEBOOK, RECORD_FILE, RUN_ID_RE, RunRecord
 
 TMP_PREFIX = ".tmp-"
+_TMP_NAME = re.compile(r"^\.tmp-\d{8}T\d{6}Z-[0-9a-f]{6}-(?P<pid>\d+)(?:-(?P<start>\d+))?$")
 
 
 def validate_run_id(value: str) -> str:
@@ -124,11 +131,12 @@ class RunStore:
             raise KitError(f"cannot write the run store {self.root}: {exc.strerror or exc}") from None
         if not folder.is_dir() or not os.access(folder, os.W_OK):
             raise KitError(f"cannot write the run store {folder}: not a writable folder")
+        _remove_leftovers(folder)
         for _ in range(20):
             run_id = new_run_id()
             if (folder / run_id).exists():
                 continue
-            tmp = folder / f"{TMP_PREFIX}{run_id}-{os.getpid()}"
+            tmp = folder / f"{TMP_PREFIX}{run_id}-{writer_token(os.getpid())}"
             try:
                 tmp.mkdir()
             except FileExistsError:
@@ -183,9 +191,15 @@ class RunStore:
 
     def _read_entry(self, chapter: str, entry: Path, listing: Listing) -> None:
         if entry.name.startswith(TMP_PREFIX):
-            if _owner_alive(entry.name):
+            if _writer_alive(entry.name):
                 return  # a run being written right now by a live process
-            listing.problems.append(StoreProblem(entry, "incomplete run (its writer stopped); skipped"))
+            listing.problems.append(
+                StoreProblem(
+                    entry,
+                    "incomplete run left by a process that has ended; skipped (the next `pinb verify "
+                    f"{chapter}` removes it, or: rm -r {shlex.quote(str(entry))})",
+                )
+            )
             return
         if entry.name.startswith("."):
             return
@@ -229,12 +243,64 @@ class RunStore:
         return listing.runs, problems
 
 
-def _owner_alive(name: str) -> bool:
-    pid_text = name.rsplit("-", 1)[-1]
-    if not pid_text.isdigit():
-        return False
+def writer_token(pid: int) -> str:
+    """`<pid>-<start>`: the start time tells this process from a later one given the same pid."""
+    start = _process_start(pid)
+    return f"{pid}-{start}" if start else str(pid)
+
+
+def _process_start(pid: int) -> str | None:
+    """The process's start time as the system counts it (clock ticks since boot on Linux), or None."""
     try:
-        os.kill(int(pid_text), 0)
+        stat_line = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+        return stat_line.rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        pass
+    try:  # elsewhere, where psutil is installed (a dependency of ipykernel on most platforms)
+        import psutil
+
+        return str(round(psutil.Process(pid).create_time() * 100))
+    except Exception:
+        return None
+
+
+def _writer(name: str) -> tuple[int, str | None] | None:
+    """The pid and start time a temporary folder's name gives (no start time from an older pinb), or None."""
+    match = _TMP_NAME.match(name)
+    if match is None:
+        return None
+    return int(match["pid"]), match["start"]
+
+
+def _writer_alive(name: str) -> bool:
+    """Whether the process named in a temporary folder's name is still the one writing it."""
+    writer = _writer(name)
+    if writer is None or not _pid_alive(writer[0]):
+        return False
+    if writer[1] is None:
+        return False  # alive, but nothing says it is the writer: reported, never hidden for good
+    return _process_start(writer[0]) in (writer[1], None)
+
+
+def _remove_leftovers(folder: Path) -> None:
+    for entry in folder.glob(f"{TMP_PREFIX}*"):
+        if entry.is_dir() and _leftover(entry.name):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _leftover(name: str) -> bool:
+    """Only what certainly has no live writer: its process is gone, or its pid now names another process."""
+    writer = _writer(name)
+    if writer is None:
+        return False  # not a name pinb gives: reported, left alone
+    if writer[1] is None:
+        return not _pid_alive(writer[0])
+    return not _writer_alive(name)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:

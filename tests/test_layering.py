@@ -152,7 +152,7 @@ def test_a_chapter_folder_imports_no_other_chapter() -> None:
     assert offending == []
 
 
-def test_only_execute_imports_papermill_and_nbclient() -> None:
+def test_only_the_execution_modules_import_papermill_and_nbclient() -> None:
     for path in sorted(SRC.rglob("*.py")):
         imported = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -161,4 +161,4 @@ def test_only_execute_imports_papermill_and_nbclient() -> None:
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 imported.add(node.module.split(".")[0])
         if imported & {"papermill", "nbclient"}:
-            assert path.relative_to(SRC).as_posix() == "kit/execute.py", path
+            assert path.relative_to(SRC).as_posix() in {"kit/execute.py", "kit/engine.py"}, path

@@ -68,10 +68,22 @@ async def test_a_handler_can_supply_the_summary() -> None:
     assert session.messages[1].role == "compactionSummary"
 
 
-async def test_without_a_handler_a_summarize_callback_is_required() -> None:
+async def test_without_a_handler_the_sessions_model_writes_the_summaries() -> None:
+    responses = [faux_assistant_message(f"answer {n}") for n in range(2)]
+    session, faux = await make_session(responses)
+    for n in range(2):
+        await session.prompt(f"question {n}")
+    faux.append_responses([faux_assistant_message("History."), faux_assistant_message("Prefix.")])
+    result = await session.compact("Keep the numbers.", settings=SMALL)
+    assert result.summary == "History.\n\n---\n\n**Turn Context (split turn):**\n\nPrefix."
+    history, prefix = (message_text(r.context.messages[-1]) for r in faux.requests[2:])
+    assert history.startswith("<conversation>\n[User]: question 0\n\n[Assistant]: answer 0\n</conversation>")
+    assert history.endswith("Additional focus: Keep the numbers.")
+    assert prefix.startswith("# Conversation\n[User]: question 1\n\n# Instructions\n")
+
+
+async def test_a_summarize_callback_answers_instead_of_the_model() -> None:
     session = await chatted()
-    with pytest.raises(UsageError, match="pass summarize="):
-        await session.compact(settings=SMALL)
     result = await session.compact(summarize=lambda prep, extra: ("Summary.", "Prefix."), settings=SMALL)
     assert result.summary.startswith("Summary.\n\n---\n\n**Turn Context (split turn):**\n\nPrefix.")
     with pytest.raises(UsageError, match="Already compacted"):

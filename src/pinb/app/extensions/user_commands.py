@@ -1,9 +1,10 @@
 """The two user commands extensions can intercept: ``/compact`` (``session_before_compact``) and ``!command``
 (``user_bash``), as Pi 1.6.0's ``AgentSession.compact`` and its RPC mode's ``bash`` command run them.
 
-``UserCommandsMixin`` is part of ``pinb.app.session.AgentSession``. Pi's default compaction asks the model for a
-summary and Pi's default ``!command`` runs on the host; pinb models neither: a summary comes from a handler or a
-``summarize`` callback, and a command from a handler, its ``operations``, or a simulated ``run``.
+``UserCommandsMixin`` is part of ``pinb.app.session.AgentSession``. Pi's default compaction asks the session's model
+for the summaries, and so does pinb's (``pinb.app.compaction_summary``; a ``summarize`` callback may answer instead).
+Pi's default ``!command`` runs on the host; pinb's never does: a command's result comes from a handler, its
+``operations``, or a simulated ``run``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from pinb.ai import AbortController, PiRecord
+from pinb.app.compaction_summary import summarize_compaction
 from pinb.app.extensions import events as ev
 from pinb.app.extensions import results as rs
 from pinb.app.session_compaction import (
@@ -23,6 +25,7 @@ from pinb.app.session_compaction import (
     compaction_result,
     prepare_compaction,
 )
+from pinb.app.session_file import uuidv7
 from pinb.app.session_messages import BashExecutionMessage
 from pinb.errors import UsageError
 
@@ -62,6 +65,7 @@ class UserCommandsMixin:
     """``compact`` and ``execute_user_bash`` of ``AgentSession`` (whose ``__init__`` creates the state used here)."""
 
     if TYPE_CHECKING:
+        agent: Any
         session_manager: Any
         extension_runner: Any
         cwd: str
@@ -75,20 +79,24 @@ class UserCommandsMixin:
         def _emit(self, event: Any) -> None: ...
         def _refresh_finalized_context(self) -> None: ...
         def _resolve_idle_waiters(self) -> None: ...
+        def _summary_callbacks(self, reason: str) -> Any: ...
 
     async def compact(
         self,
         custom_instructions: str | None = None,
         *,
         summarize: Callable[[CompactionPreparation, str | None], Any] | None = None,
-        settings: CompactionSettings = DEFAULT_COMPACTION_SETTINGS,
+        settings: CompactionSettings | None = None,
     ) -> CompactionResult:
         """Pi's manual ``compact()``: ``session_before_compact`` handlers may cancel it or supply the compaction.
 
-        Pi's default asks the model for a summary; pinb does not model that request, so without a handler's
-        compaction pass ``summarize(preparation, custom_instructions)`` returning the summary text, or
-        ``(history_summary, turn_prefix_summary)`` when ``preparation.is_split_turn``.
+        Otherwise, as in Pi, the session's model is asked for the summaries (the history, then a split turn's prefix,
+        with ``custom_instructions`` as the additional focus). ``summarize(preparation, custom_instructions)``
+        answers instead when given: the summary text, or ``(history_summary, turn_prefix_summary)`` when
+        ``preparation.is_split_turn``. ``settings``: the session's compaction settings unless given.
         """
+        settings = settings if settings is not None else getattr(self, "compaction_settings", None)
+        settings = settings if settings is not None else DEFAULT_COMPACTION_SETTINGS
         await self.abort()
         self._is_compacting = True
         controller = self._compaction_abort_controller = AbortController()
@@ -119,12 +127,17 @@ class UserCommandsMixin:
                 if result is not None and result.compaction is not None:
                     supplied = _compaction_from_extension(result.compaction)
                     from_extension = True
-            if supplied is None:
-                if summarize is None:
-                    raise UsageError(
-                        "pinb does not model Pi's summarisation request: pass summarize=, or let a "
-                        "session_before_compact handler return a compaction"
-                    )
+            if supplied is None and summarize is None:
+                supplied = await summarize_compaction(
+                    preparation,
+                    stream_fn=self.agent.stream_fn,
+                    model=self.agent.state.model,
+                    options={"signal": controller.signal, "session_id": uuidv7()},
+                    retry=getattr(self, "retry_settings", None),
+                    callbacks=self._summary_callbacks("manual"),
+                    custom_instructions=custom_instructions,
+                )
+            if supplied is None and summarize is not None:
                 summary = summarize(preparation, custom_instructions)
                 summary = await summary if inspect.isawaitable(summary) else summary
                 # A split turn needs two summaries (history, turn prefix), as Pi asks for two.

@@ -115,9 +115,15 @@ class Chapter(BaseModel):
     title: str
     #: The chapter notebook, relative to the project root, e.g. `notebooks/16-chapter.ipynb`.
     notebook: str
-    #: sha256 of the chapter text the claims were checked against (`pinb.kit.fingerprint`).
+    #: sha256 of the chapter text as read now (`pinb.fingerprints`); empty when the text is not available.
     text_fingerprint: str
     claims: tuple[Claim, ...] = ()
+    #: What a reader must know about the text: empty when it was read and holds every quote; otherwise that it is
+    #: not available, or which quotes it no longer holds.
+    text_note: str = ""
+    #: sha256 of the code this chapter's verdicts depend on (`pinb.fingerprints.code_fingerprint`); empty: all of
+    #: pinb's source counts.
+    code_fingerprint: str = ""
 
     @field_validator("id")
     @classmethod

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pinb.chapters.ledger import Ledger, TextSource
 from pinb.errors import UsageError
+from pinb.fingerprints import normalise
 
 BOOK_ENV = "PINB_BOOK"
 #: What status and reports say when a chapter's text cannot be read.
@@ -96,15 +97,28 @@ def printed_code(text: str, first_line: str, last_line: str) -> str:
     return "".join(lines[start : end + 1])
 
 
-def normalised(text: str) -> str:
-    """Whitespace runs as one space: how quotes are compared with the text (line breaks are the typesetter's)."""
-    return " ".join(text.split())
-
-
 def missing_quotes(ledger: Ledger, text: str) -> list[tuple[str, str]]:
-    """(claim id, quote) for each quote of the ledger that the chapter text does not contain."""
-    haystack = normalised(text)
-    return [(c.id, q) for c in ledger.claims for q in c.quotes if normalised(q) not in haystack]
+    """(claim id, quote) for each quote of the ledger that the chapter text does not contain (compared after the
+    fingerprint's normalisation: line breaks and spacing are the typesetter's)."""
+    haystack = normalise(text)
+    return [(c.id, q) for c in ledger.claims for q in c.quotes if normalise(q) not in haystack]
+
+
+def text_note(ledger: Ledger, text: ChapterText | None) -> str:
+    """Empty when the text holds every quote; else what a reader of status and reports must know."""
+    if text is None:
+        return TEXT_UNAVAILABLE
+    missing = missing_quotes(ledger, text.text)
+    if not missing:
+        return ""
+    shown = "; ".join(f"{claim_id}: “{_short(quote)}”" for claim_id, quote in missing[:3])
+    more = f" (and {len(missing) - 3} more)" if len(missing) > 3 else ""
+    return f"{len(missing)} quote(s) no longer in the chapter text {text.path.name}: {shown}{more}"
+
+
+def _short(quote: str, limit: int = 80) -> str:
+    flat = normalise(quote)
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 __all__ = [
@@ -115,7 +129,7 @@ __all__ = [
     "chapter_text",
     "cut",
     "missing_quotes",
-    "normalised",
     "printed_code",
     "project_root",
+    "text_note",
 ]

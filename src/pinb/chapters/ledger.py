@@ -136,8 +136,6 @@ class Ledger(BaseModel):
     text: TextSource
     also_quoted_from: tuple[TextSource, ...] = ()
     """Other renderings of the same chapter that quotes may come from (e.g. one that keeps the tables)."""
-    text_fingerprint: str = ""
-    """The fingerprint the claims were last checked against (`pinb.kit.fingerprint`); empty until then."""
     intro: str = ""
     """What the notebook says under its title (markdown)."""
     sections: tuple[Section, ...] = ()
@@ -174,14 +172,16 @@ class Ledger(BaseModel):
     def section_of(self, claim: ClaimEntry) -> str:
         return next((s.title for s in self.sections if claim.location.startswith(s.starts)), "Other claims")
 
-    def to_chapter(self) -> Chapter:
-        """The kit's view of this chapter."""
+    def to_chapter(self, text_fingerprint: str = "", text_note: str = "", code_fingerprint: str = "") -> Chapter:
+        """The kit's view of this chapter (with what was read of its text and code)."""
         return Chapter(
             id=self.id,
             number=self.number,
             title=self.title,
             notebook=self.notebook,
-            text_fingerprint=self.text_fingerprint,
+            text_fingerprint=text_fingerprint,
+            text_note=text_note,
+            code_fingerprint=code_fingerprint,
             claims=tuple(
                 Claim(
                     id=c.id,
@@ -223,7 +223,7 @@ def parse_ledger(raw: Any, source: str) -> Ledger:
 
 def load_ledger(path: Path) -> Ledger:
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except OSError as exc:
         raise LedgerError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except yaml.YAMLError as exc:

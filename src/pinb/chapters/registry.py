@@ -16,12 +16,29 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pinb
 import pinb.chapters as _package
+from pinb.chapters.book import chapter_text, text_note
 from pinb.chapters.ledger import LEDGER_FILE, ClaimEntry, Ledger, LedgerError, load_ledger
 from pinb.claims import Chapter
+from pinb.fingerprints import code_fingerprint, fingerprint_text
 
 #: Extra folders whose chapter subfolders are discovered too (`os.pathsep`-separated).
 CHAPTERS_ENV = "PINB_CHAPTERS"
+
+#: What every chapter's verdicts depend on besides its own folder (paths inside the pinb package): the layers its
+#: experiments run, the leaf modules, the chapters' shared modules (`chapters/*.py`) and the kit's judging code.
+SHARED_LAYERS: tuple[str, ...] = ("ai", "agent", "app", "scenario")
+SHARED_FILES: tuple[str, ...] = (
+    "__init__.py",
+    "_async.py",
+    "claims.py",
+    "errors.py",
+    "fingerprints.py",
+    "kit/claims.py",
+    "kit/execute.py",
+    "kit/notebook.py",
+)
 
 
 @dataclass(frozen=True)
@@ -36,11 +53,34 @@ class ChapterFolder:
     def id(self) -> str:
         return self.ledger.id
 
+    def code_files(self) -> dict[str, Path]:
+        """The files this chapter's verdicts depend on (name → path): its folder and the shared code, not the
+        other chapters' folders."""
+        return {**_shared_code(), **_folder_files(self.folder)}
+
     def module(self, name: str) -> ModuleType | None:
         """The chapter's own module `name` (e.g. `experiments`), or None when the folder has none."""
         if not (self.folder / f"{name}.py").is_file():
             return None
         return importlib.import_module(f"{self.package}.{name}")
+
+
+def _folder_files(folder: Path) -> dict[str, Path]:
+    return {
+        f"chapters/{folder.name}/{path.relative_to(folder).as_posix()}": path
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"
+    }
+
+
+@cache
+def _shared_code() -> dict[str, Path]:
+    package = Path(pinb.__file__).resolve().parent
+    files = {name: package / name for name in SHARED_FILES}
+    for layer in SHARED_LAYERS:
+        files.update({path.relative_to(package).as_posix(): path for path in (package / layer).rglob("*.py")})
+    files.update({f"chapters/{path.name}": path for path in (package / "chapters").glob("*.py")})
+    return files
 
 
 def _extend_search_path() -> None:
@@ -76,9 +116,20 @@ def folder(chapter_id: str) -> ChapterFolder:
         raise KeyError(chapter_id) from None
 
 
-def chapters() -> dict[str, Chapter]:
-    """Every chapter as the kit reads it, in book order."""
-    return {chapter_id: found.ledger.to_chapter() for chapter_id, found in folders().items()}
+def chapter(found: ChapterFolder, root: Path | None = None) -> Chapter:
+    """The chapter as the kit reads it: its ledger, its text as read now from the book directory (fingerprint and
+    whether it still holds every quote) and the fingerprint of the code its verdicts depend on."""
+    text = chapter_text(found.ledger, root)
+    return found.ledger.to_chapter(
+        text_fingerprint=fingerprint_text(text.text) if text is not None else "",
+        text_note=text_note(found.ledger, text),
+        code_fingerprint=code_fingerprint(found.code_files()),
+    )
+
+
+def chapters(root: Path | None = None) -> dict[str, Chapter]:
+    """Every chapter as the kit reads it, in book order (`root`: the project whose `[tool.pinb] book` counts)."""
+    return {chapter_id: chapter(found, root) for chapter_id, found in folders().items()}
 
 
 def claim_specs(chapter_id: str) -> tuple[ClaimEntry, ...]:
@@ -122,6 +173,7 @@ __all__ = [
     "CHAPTERS_ENV",
     "Chapter",
     "ChapterFolder",
+    "chapter",
     "chapter_of",
     "chapters",
     "claim_spec",

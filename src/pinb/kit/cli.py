@@ -88,6 +88,11 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
 
 def _root(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--root", metavar="DIR", help="project root (default: found from the working directory)")
+    parser.add_argument(
+        "--book",
+        metavar="DIR",
+        help="the book's chapter texts (default: $PINB_BOOK, else [tool.pinb] book in pyproject.toml)",
+    )
 
 
 def _usage_of(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
@@ -124,7 +129,19 @@ def _parameter(text: str) -> tuple[str, Any]:
 
 
 def _project(args: argparse.Namespace) -> Project:
+    from pinb.chapters.book import BOOK_ENV
+
+    book = getattr(args, "book", None)
+    if book:
+        if not Path(book).is_dir():
+            raise KitError(f"book directory {book} is not a folder")
+        os.environ[BOOK_ENV] = str(Path(book).resolve())  # the notebooks' kernels read it too
     return load_project(getattr(args, "root", None))
+
+
+def _text_notes(chapters: list[Any]) -> list[str]:
+    """`<chapter>: <note>` for each chapter whose text is unavailable or no longer holds a quote."""
+    return [f"{chapter.id}: {note}" for chapter in chapters if (note := getattr(chapter, "text_note", ""))]
 
 
 def _out(text: str, end: str = "\n") -> None:
@@ -245,12 +262,17 @@ def cmd_status(args: argparse.Namespace) -> int:
     if backend is not None:
         check_known_backend(backend, listing.runs)
     statuses = [status for chapter in chapters for status in chapter_statuses(project, chapter, listing.runs, backend)]
+    notes = _text_notes(chapters)
     if args.json:
-        _out(json.dumps({"claims": [status.contract() for status in statuses]}, indent=2, ensure_ascii=False))
+        document: dict[str, Any] = {"claims": [status.contract() for status in statuses]}
+        texts = {chapter.id: note for chapter in chapters if (note := getattr(chapter, "text_note", ""))}
+        if texts:  # only when some chapter text is unavailable or no longer holds a quote
+            document["chapter_text"] = texts
+        _out(json.dumps(document, indent=2, ensure_ascii=False))
     elif args.summary:
         _out(summary_markdown(statuses))
     else:
-        _out(format_table(list(statuses)))
+        _out(format_table(list(statuses)) + "".join(f"\n{note}" for note in notes))
     return 0
 
 

@@ -1,15 +1,5 @@
-"""The chapter prose fingerprint: sha256 of the chapter text after a documented normalisation.
-
-Normalisation (version 1), applied in this order:
-
-1. decode as UTF-8 (a leading byte-order mark is dropped);
-2. Unicode NFC, so composed and decomposed accents hash alike;
-3. every run of whitespace (spaces, tabs, newlines, no-break spaces, any Unicode space) becomes one space;
-4. leading and trailing whitespace is removed.
-
-The hash is the lowercase hex sha256 of the UTF-8 bytes of the result. Re-wrapping lines or re-spacing
-paragraphs therefore leaves the fingerprint unchanged; any change of a word, a letter or a punctuation mark
-(curly quotes included) changes it.
+"""Fingerprints the kit records: the chapter text (`pinb.fingerprints`, where the normalisation is described), a
+file's bytes, and pinb's whole source for chapters that do not say which code their verdicts depend on.
 
 This does not reproduce the fingerprints printed in the book's research briefs: their normalisation is not
 published, and neither NFC/NFKC, whitespace collapsing, line or paragraph joins, quote folding, case folding nor
@@ -20,24 +10,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import re
-import unicodedata
 from pathlib import Path
 
 from pinb.errors import KitError
-
-NORMALISATION_VERSION = 1
-_WHITESPACE = re.compile(r"\s+")
-
-
-def normalise(text: str) -> str:
-    text = text.removeprefix("\ufeff")
-    text = unicodedata.normalize("NFC", text)
-    return _WHITESPACE.sub(" ", text).strip()
-
-
-def fingerprint_text(text: str) -> str:
-    return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()
+from pinb.fingerprints import NORMALISATION_VERSION, fingerprint_text, normalise
 
 
 def fingerprint_file(path: str | Path) -> str:
@@ -63,7 +39,7 @@ def sha256_file(path: str | Path) -> str:
 
 @functools.cache
 def code_fingerprint() -> str:
-    """sha256 over pinb's own Python source (each file's path and bytes, in path order).
+    """sha256 over all of pinb's own Python source (each file's path and bytes, in path order).
 
     A run's outcomes come from pinb's code (the experiments, the judges, the stand-in) as much as from the notebook,
     and the version number does not change when that code does; this does.
@@ -76,3 +52,13 @@ def code_fingerprint() -> str:
         digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
         digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()
+
+
+__all__ = [
+    "NORMALISATION_VERSION",
+    "code_fingerprint",
+    "fingerprint_file",
+    "fingerprint_text",
+    "normalise",
+    "sha256_file",
+]

@@ -98,8 +98,16 @@ class Project:
             text_fingerprint=chapter.text_fingerprint,
             backend=backend,
             parameters=default_parameters(backend) if parameters is None else parameters,
-            pinb_code=code_fingerprint(),
+            pinb_code=getattr(chapter, "code_fingerprint", "") or code_fingerprint(),
         )
+
+    def expected_inputs(self, chapter: ChapterLike, run_inputs: Inputs) -> Inputs:
+        """What a run with `run_inputs` would use now; where the chapter text cannot be read, its fingerprint is
+        unverified and the run's own is taken (the chapter's `text_note` says so), rather than assumed changed."""
+        now = self.current_inputs(chapter, run_inputs.backend)
+        if not chapter.text_fingerprint:
+            now = now.model_copy(update={"text_fingerprint": run_inputs.text_fingerprint})
+        return now
 
 
 _HASHES: dict[tuple[Path, int, int], str] = {}
@@ -121,7 +129,7 @@ def find_root(start: Path | None = None) -> Path:
     return here
 
 
-def load_registry(spec: str | None = None) -> Mapping[str, ChapterLike]:
+def load_registry(spec: str | None = None, root: Path | None = None) -> Mapping[str, ChapterLike]:
     spec = spec or os.environ.get("PINB_REGISTRY")
     if spec:
         module_name, _, attr = spec.partition(":")
@@ -138,7 +146,7 @@ def load_registry(spec: str | None = None) -> Mapping[str, ChapterLike]:
         return _checked_registry(spec, found)
     from pinb.chapters.registry import chapters
 
-    return chapters()
+    return chapters(root)
 
 
 def load_project(root: Path | str | None = None, registry: str | None = None) -> Project:
@@ -147,7 +155,7 @@ def load_project(root: Path | str | None = None, registry: str | None = None) ->
     resolved = Path(root) if root is not None else find_root()
     if not resolved.is_dir():
         raise KitError(f"project root {resolved} is not a folder")
-    return Project(root=resolved, chapters=load_registry(registry))
+    return Project(root=resolved, chapters=load_registry(registry, resolved))
 
 
 _CHAPTER_FIELDS = ("id", "number", "title", "notebook", "text_fingerprint", "claims")

@@ -122,6 +122,8 @@ class EvidenceReport(BaseModel):
     drift: tuple[DriftRow, ...] = ()
     #: Every backend a cited run used: the stand-in, the current Pi version, other Pi versions newest first.
     backends_cited: tuple[str, ...] = ()
+    #: Empty when the chapter text was read and holds every quote; otherwise what is unverified or no longer matches.
+    text_note: str = ""
 
 
 def build_report(
@@ -167,6 +169,7 @@ def build_report(
         skips=_last_attempts(statuses) + tuple(dict.fromkeys(skip for status in statuses for skip in _skips(status))),
         drift=tuple(row for status in statuses if (row := _drift(status)) is not None),
         backends_cited=backends_cited,
+        text_note=getattr(chapter, "text_note", ""),
     )
 
 
@@ -364,8 +367,9 @@ def render_markdown(report: EvidenceReport) -> str:
     out += ["## 1. Context and provenance", ""]
     out += [
         f"- Chapter: {report.number} “{report.title}”, stable id `{report.chapter}`",
-        f"- Chapter text fingerprint the claims were checked against: `{report.text_fingerprint}` "
-        f"(sha256, pinb normalisation v{report.fingerprint_normalisation})",
+        f"- Chapter text fingerprint the claims were checked against: `{report.text_fingerprint or 'none'}` "
+        f"(sha256, pinb normalisation v{report.fingerprint_normalisation})"
+        + (f"; **{report.text_note}**" if report.text_note else ""),
         f"- Evidence as of {report.generated_at} (the end of the latest run cited); reported by pinb "
         f"{report.pinb_version}",
         f"- Pi: the stand-in models {report.pi_modelled_version}; current `pi` backend version "

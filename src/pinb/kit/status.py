@@ -149,7 +149,7 @@ def version_numbers(backend: str) -> tuple[int, ...]:
 def has_current_inputs(project: Project, chapter: ChapterLike, run: StoredRun) -> bool:
     """The run's inputs equal what a run on the same backend would use now (the environment aside)."""
     try:
-        return run.record.inputs.same_content(project.current_inputs(chapter, run.record.backend))
+        return run.record.inputs.same_content(project.expected_inputs(chapter, run.record.inputs))
     except KitError:  # the notebook is gone: nothing can be current
         return False
 
@@ -271,11 +271,14 @@ def _can_check(claim: Claim, backend: str) -> bool:
 
 def _stale(project: Project, chapter: ChapterLike, base: dict[str, object], latest: StoredRun) -> dict[str, object]:
     try:
-        changes = latest.record.inputs.differences(project.current_inputs(chapter, latest.record.backend))
+        changes = latest.record.inputs.differences(project.expected_inputs(chapter, latest.record.inputs))
     except KitError as exc:
         changes = [str(exc)]
     if latest.record.backend.startswith("pi@") and latest.record.backend not in current_backends(project):
         changes.append(f"{latest.record.backend} is not the current Pi version ({project.pi_version})")
+    note = getattr(chapter, "text_note", "")
+    if note and "the chapter text changed" in changes:
+        changes.append(note)
     reason = "latest run is on older inputs: " + ("; ".join(changes) or "inputs differ")
     record = latest.record
     return base | {"status": "STALE", "run_id": record.run_id, "backend": record.backend, "reason": reason}

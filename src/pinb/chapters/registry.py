@@ -36,6 +36,7 @@ SHARED_FILES: tuple[str, ...] = (
     "errors.py",
     "fingerprints.py",
     "kit/claims.py",
+    "kit/engine.py",
     "kit/execute.py",
     "kit/notebook.py",
 )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -23,7 +25,10 @@ def kit_project(root: Path) -> Project:
     return Project(root=root, chapters=chapters())
 
 
-def start_verify(project: Project, *argv: str, ready: Path | None = None) -> subprocess.Popen[str]:
+def start_verify(
+    project: Project, *argv: str, ready: Path | None = None, own_group: bool = False
+) -> subprocess.Popen[str]:
+    """`own_group`: in a process group of its own, like a command at a terminal (`os.killpg` is then Ctrl-C)."""
     env = os.environ | {
         "PINB_ROOT": str(project.root),
         "PINB_REGISTRY": f"{chapters.__module__}:chapters",
@@ -37,6 +42,7 @@ def start_verify(project: Project, *argv: str, ready: Path | None = None) -> sub
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=own_group,
     )
 
 
@@ -50,3 +56,17 @@ def wait_until_ready(process: subprocess.Popen[str], ready: Path, timeout: float
             raise AssertionError(f"the notebook never reached its long cell (exit {process.returncode}): {err}")
         time.sleep(0.1)
     time.sleep(1.0)
+
+
+def finish(process: subprocess.Popen[str], timeout: float = 90) -> tuple[str, str]:
+    """Its output once it has exited; if it does not within `timeout`, it and its workers are killed."""
+    try:
+        return process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if os.getpgid(process.pid) == process.pid:  # its own group: the workers go too
+                os.killpg(process.pid, signal.SIGKILL)
+            else:
+                process.kill()
+        process.communicate()
+        raise

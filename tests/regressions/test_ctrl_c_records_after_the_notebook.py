@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kit.verify_process import kit_project, start_verify, wait_until_ready
+from kit.verify_process import finish, kit_project, start_verify, wait_until_ready
 from pinb.kit.fingerprint import sha256_file
 
 pytestmark = pytest.mark.kernel
@@ -23,7 +23,7 @@ def test_ctrl_c_in_the_long_cell_keeps_its_outcome_and_a_matching_notebook(tmp_p
     process = start_verify(project, "kt-08-chapter", ready=ready)
     wait_until_ready(process, ready)
     process.send_signal(signal.SIGINT)
-    _out, err = process.communicate(timeout=90)
+    _out, err = finish(process)
     assert process.returncode == 130, err
 
     listing = project.store.list()

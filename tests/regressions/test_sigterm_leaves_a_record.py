@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kit.verify_process import kit_project, start_verify, wait_until_ready
+from kit.verify_process import finish, kit_project, start_verify, wait_until_ready
 from pinb.kit.fingerprint import sha256_file
 
 pytestmark = pytest.mark.kernel
@@ -20,7 +20,7 @@ def test_sigterm_in_the_long_cell_is_recorded_as_interrupted(tmp_path: Path) -> 
     process = start_verify(project, "kt-08-chapter", ready=ready)
     wait_until_ready(process, ready)
     process.send_signal(signal.SIGTERM)
-    out, err = process.communicate(timeout=90)
+    out, err = finish(process)
     assert process.returncode == 130, err
     assert "interrupted" in out
 

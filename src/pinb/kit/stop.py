@@ -58,6 +58,13 @@ def stop_requests() -> Iterator[StopRequest]:
             signal.signal(signum, old)
 
 
+def ignore_stop_signals() -> None:
+    """For a worker process: a stop reaches it through the process that started it, and only while it writes a
+    run; idle, a Ctrl-C at the terminal would kill it and break the pool under the workers still writing."""
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
+
+
 def redeliver(request: StopRequest) -> None:
     """Send the stop signal again, now to the handler that was there before (Ctrl-C: KeyboardInterrupt)."""
     if request.signum is not None:

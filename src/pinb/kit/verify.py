@@ -5,6 +5,7 @@ unchanged, execute the rest (in parallel processes with `jobs > 1`), and hand ba
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
 import signal
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -20,6 +21,7 @@ from pinb.kit._imports import skip_unused_schema_extras
 from pinb.kit.notebook import check_parameters, inspect_notebook
 from pinb.kit.project import ChapterLike, Project, backend_name, default_parameters
 from pinb.kit.record import Inputs
+from pinb.kit.stop import ignore_stop_signals, stop_requests
 from pinb.kit.store import RunStore, StoredRun
 
 if TYPE_CHECKING:
@@ -160,7 +162,19 @@ def _run_sequential(
     return False
 
 
+#: In a worker process: set by the parent once verify is stopping, so no queued notebook starts after that.
+_stopping: Any = None
+
+
+def _init_worker(stopping: Any) -> None:
+    global _stopping
+    _stopping = stopping
+    ignore_stop_signals()
+
+
 def _execute_in_worker(request: ExecutionRequest, runs_dir: str) -> StoredRun | str:
+    if _stopping is not None and _stopping.is_set():
+        return "error: not run: verify was stopped first"
     try:
         return execute_run(request, RunStore(Path(runs_dir)))
     except PinbError as exc:
@@ -174,46 +188,44 @@ def _run_parallel(
     bar: tqdm,
     jobs: int,
 ) -> bool:
-    interrupted = False
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(requests), os.cpu_count() or jobs))
+    """Workers ignore the stop signals except while they write a run (`execute_run` listens then); this process
+    passes a stop on to them — a Ctrl-C at a terminal reaches them too, a SIGTERM or a signal sent to this process
+    alone does not — and waits until each has stopped its notebook and recorded the run as interrupted."""
+    context = multiprocessing.get_context()
+    stopping = context.Event()
+    pool = ProcessPoolExecutor(
+        max_workers=min(jobs, len(requests), os.cpu_count() or jobs),
+        mp_context=context,
+        initializer=_init_worker,
+        initargs=(stopping,),
+    )
     pending: dict[Future[StoredRun | str], ExecutionRequest] = {
         pool.submit(_execute_in_worker, request, str(store.root)): request for request in requests
     }
-    try:
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                _settle(pending.pop(future), future, by_chapter)
-                bar.update()
-    except KeyboardInterrupt:
-        # a Ctrl-C at a terminal reaches the workers too; a signal sent to this process alone is passed on, so each
-        # worker stops its notebook and records the run as interrupted before the pool is closed
-        interrupted = True
-        for future in pending:
-            future.cancel()
-        _interrupt_workers(pool)
-        _shutdown_patiently(pool)
+    with stop_requests() as stop:
+        try:
+            while pending and not stop:
+                done, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                for future in done:
+                    _settle(pending.pop(future), future, by_chapter)
+                    bar.update()
+            if stop:
+                stopping.set()
+                for future in pending:
+                    future.cancel()
+                _signal_workers(pool, stop.signum or signal.SIGINT)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
         for future, request in pending.items():
             if future.done() and not future.cancelled():
                 _settle(request, future, by_chapter)
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-    return interrupted or any(r.run is not None and r.run.record.status == "interrupted" for r in by_chapter.values())
+    return bool(stop) or any(r.run is not None and r.run.record.status == "interrupted" for r in by_chapter.values())
 
 
-def _interrupt_workers(pool: ProcessPoolExecutor) -> None:
+def _signal_workers(pool: ProcessPoolExecutor, signum: int) -> None:
     for process in list((getattr(pool, "_processes", None) or {}).values()):
         with contextlib.suppress(ProcessLookupError, AttributeError):
-            os.kill(process.pid, signal.SIGINT)
-
-
-def _shutdown_patiently(pool: ProcessPoolExecutor) -> None:
-    while True:
-        try:
-            pool.shutdown(wait=True, cancel_futures=True)
-            return
-        except KeyboardInterrupt:  # a second Ctrl-C: the workers are already writing their records
-            continue
+            os.kill(process.pid, signum)
 
 
 def _settle(request: ExecutionRequest, future: Future[StoredRun | str], by_chapter: dict[str, ChapterResult]) -> None:

@@ -25,6 +25,7 @@ from pinb.ai.abort import AbortSignal
 from pinb.ai.arity import positional_arity
 from pinb.ai.event_stream import AssistantMessageEventStream
 from pinb.ai.jsjson import js_length, js_stringify
+from pinb.ai.timers import timer_seconds
 from pinb.ai.transcript import MessageView, system_message_text
 from pinb.ai.types import (
     EMPTY_USAGE,
@@ -482,7 +483,8 @@ class FauxProvider:
         if not self.tokens_per_second or self.tokens_per_second <= 0:
             await asyncio.sleep(0)
             return
-        await asyncio.sleep(math.ceil(js_length(chunk) / 4) / self.tokens_per_second)
+        # pi-ai: setTimeout(resolve, tokens / tokensPerSecond * 1000), with Node's clamp of huge delays to 1 ms.
+        await asyncio.sleep(timer_seconds(math.ceil(js_length(chunk) / 4) / self.tokens_per_second * 1000))
 
     async def _stream_with_deltas(self, message: AssistantMessage, signal: AbortSignal | None) -> AsyncIterator[Any]:
         partial = replace_fields(message, content=(), stop_reason="pending")

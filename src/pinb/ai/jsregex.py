@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import functools
 import re
+import signal
+import threading
+import time
 from typing import Any, Final
 
 import regex
@@ -478,6 +481,36 @@ def utf16_units(text: str) -> str:
     return "".join(out)
 
 
+class _WallClockAlarm(Exception):
+    """Raised by the SIGALRM handler to stop a search (the regex package checks for signals while matching)."""
+
+
+def _bounded_search(compiled: Any, subject: str, pos: int, seconds: float) -> Any:
+    """``compiled.search`` stopped after ``seconds``: of wall-clock time where a real-time timer can be set (the
+    main thread on POSIX), and of CPU time in any case (the regex package's own ``timeout``, which on a busy machine
+    alone would let a search run several times longer than the limit in wall-clock time)."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        return compiled.search(subject, pos, timeout=seconds)
+    armed = [True]
+
+    def alarm(_signum: int, _frame: Any) -> None:
+        if armed[0]:
+            raise _WallClockAlarm
+
+    previous_handler = signal.signal(signal.SIGALRM, alarm)
+    previous_delay, previous_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
+    started = time.monotonic()
+    try:
+        return compiled.search(subject, pos, timeout=seconds)
+    finally:
+        armed[0] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous_handler)
+        if previous_delay > 0:  # someone else's timer: give it back what is left of it
+            left = max(previous_delay - (time.monotonic() - started), 1e-6)
+            signal.setitimer(signal.ITIMER_REAL, left, previous_interval)
+
+
 class JsPattern:
     """A compiled JavaScript regular expression: ``search`` is ``exec`` (a match or None), ``test`` is ``test``."""
 
@@ -504,8 +537,8 @@ class JsPattern:
         left = limit.remaining()
         if left > 0:
             try:
-                return self.compiled.search(subject, pos, timeout=left)
-            except TimeoutError:
+                return _bounded_search(self.compiled, subject, pos, left)
+            except (TimeoutError, _WallClockAlarm):
                 pass
         raise limit.exceeded(
             f"the regular expression /{self.source}/{self.flags} did not finish on a {len(subject)}-character "

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
 from typing import Any
 
 from pinb.ai.jsjson import js_number, js_stringify
+from pinb.ai.jsregex import JsPattern, schema_regex
 
 
 def is_number(v: Any) -> bool:
@@ -120,9 +120,10 @@ def matches_type(v: Any, t: Any) -> bool:
             return False
 
 
-@lru_cache(maxsize=256)
-def cached_regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
+def cached_regex(pattern: str) -> JsPattern:
+    """A schema ``pattern`` (or ``patternProperties`` key) as pi-schema compiles it: a JavaScript regex with the
+    ``u`` flag, or without it when ``u`` rejects the source. ``^\\d+$`` rejects ``"12\\n"`` and ``"١٢"`` there."""
+    return schema_regex(pattern)
 
 
 def schema_types(node: dict[str, Any]) -> list[Any]:

@@ -15,8 +15,9 @@ Supported JSON Schema: ``type`` (one or a list), ``enum``, ``const``, string len
 ``multipleOf``, ``properties`` / ``required`` / ``additionalProperties`` / ``patternProperties`` /
 ``propertyNames`` / ``min|maxProperties`` / ``dependentRequired``, ``items`` / ``prefixItems`` / ``min|maxItems`` /
 ``uniqueItems`` / ``contains``, ``allOf`` / ``anyOf`` / ``oneOf`` / ``not`` / ``if``-``then``-``else`` and local
-``$ref`` (``#/...``). Not modelled: ``format``, ``unevaluated*``, ``$dynamicRef``, remote references. Patterns use
-Python's ``re`` (the same for the common subset of JavaScript regex syntax).
+``$ref`` (``#/...``). Not modelled: ``format``, ``unevaluated*``, ``$dynamicRef``, remote references. Patterns are
+JavaScript regular expressions (``pinb.ai.jsregex``, with the ``u`` flag as pi-schema compiles them): ``^\\d+$``
+rejects ``"12\\n"`` and ``"١٢"``, which Python's ``re`` accepts.
 """
 
 from __future__ import annotations

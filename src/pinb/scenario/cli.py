@@ -27,6 +27,7 @@ def add_commands(subparsers: Any) -> None:
     run.add_argument("--backend", choices=("standin", "pi"), required=True)
     run.add_argument("--pi-version", metavar="V", help=f"Pi version for --backend pi (default {DEFAULT_PI_VERSION})")
     run.add_argument("-o", "--output", type=Path, metavar="TRACE", help="write the trace here (default: stdout)")
+    _timeout_option(run)
     run.set_defaults(run=cmd_run)
 
     diff = verbs.add_parser("diff", help="run on both backends; exit 1 with the first difference")
@@ -34,6 +35,7 @@ def add_commands(subparsers: Any) -> None:
     diff.add_argument("--pi-version", default=DEFAULT_PI_VERSION, metavar="V")
     diff.add_argument("--loose", action="store_true", help="compare the loose projection")
     diff.add_argument("--strict", action="store_true", help="compare every traced field (stricter than the contract)")
+    _timeout_option(diff)
     diff.set_defaults(run=cmd_diff)
 
     conform = verbs.add_parser("conform", help="compare the stand-in with the recorded real-Pi traces (offline)")
@@ -41,6 +43,7 @@ def add_commands(subparsers: Any) -> None:
     conform.add_argument("--loose", action="store_true", help="compare the loose projection")
     conform.add_argument("--strict", action="store_true", help="compare every traced field")
     conform.add_argument("--corpus", type=Path, help="scenarios folder (default: the repository's scenarios/)")
+    _timeout_option(conform)
     conform.set_defaults(run=cmd_conform)
     scenario.set_defaults(run=_help(scenario))
 
@@ -63,7 +66,27 @@ def add_commands(subparsers: Any) -> None:
     drift.add_argument("--recorded", action="store_true", help="use the recorded traces instead of running Node")
     drift.add_argument("--corpus", type=Path)
     drift.add_argument("--jobs", type=int, default=1, metavar="N", help="Node processes at once (live runs)")
+    _timeout_option(drift)
     drift.set_defaults(run=cmd_drift)
+
+
+def _timeout_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        metavar="S",
+        help="wall-clock limit of each scenario run in seconds (default: 60 on the stand-in, 120 on real Pi, "
+        "Node's start-up included)",
+    )
+
+
+def _timeouts(args: argparse.Namespace) -> dict[str, float]:
+    """``{"timeout": S}`` when ``--timeout`` was given (checked: finite and positive), else ``{}``."""
+    if getattr(args, "timeout", None) is None:
+        return {}
+    from pinb.scenario.standin import check_timeout
+
+    return {"timeout": check_timeout(args.timeout)}
 
 
 def _help(parser: argparse.ArgumentParser) -> Any:
@@ -92,16 +115,16 @@ def check_version(version: str) -> str:
     return version
 
 
-def run_standin_lines(path: Path) -> list[dict[str, Any]]:
+def run_standin_lines(path: Path, **timeout: float) -> list[dict[str, Any]]:
     scenario = load_scenario(path)
     from pinb.scenario.standin import run_on_standin
 
-    return run_on_standin(scenario)
+    return run_on_standin(scenario, **timeout)
 
 
-def run_pi_lines(path: Path, version: str) -> list[dict[str, Any]]:
+def run_pi_lines(path: Path, version: str, **timeout: float) -> list[dict[str, Any]]:
     load_scenario(path)  # a bad scenario is reported here, not as a Node error
-    return loads_jsonl(_reference().run_on_pi(path, check_version(version)))
+    return loads_jsonl(_reference().run_on_pi(path, check_version(version), **timeout))
 
 
 def _one_projection(args: argparse.Namespace) -> None:
@@ -136,7 +159,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     version = args.pi_version or DEFAULT_PI_VERSION
     if args.backend == "pi" or args.pi_version is not None:
         check_version(version)
-    lines = run_standin_lines(args.file) if args.backend == "standin" else run_pi_lines(args.file, version)
+    timeout = _timeouts(args)
+    lines = (
+        run_standin_lines(args.file, **timeout)
+        if args.backend == "standin"
+        else run_pi_lines(args.file, version, **timeout)
+    )
     text = dumps_jsonl(lines)
     if args.output is None:
         sys.stdout.write(text)
@@ -148,8 +176,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_diff(args: argparse.Namespace) -> int:
     _one_projection(args)
     check_version(args.pi_version)
-    standin = run_standin_lines(args.file)
-    pi = run_pi_lines(args.file, args.pi_version)
+    timeout = _timeouts(args)
+    standin = run_standin_lines(args.file, **timeout)
+    pi = run_pi_lines(args.file, args.pi_version, **timeout)
     diff = first_difference(
         standin, pi, loose=args.loose, strict=args.strict, names=("standin", f"pi@{args.pi_version}")
     )
@@ -167,7 +196,7 @@ def cmd_conform(args: argparse.Namespace) -> int:
     _one_projection(args)
     folder = args.corpus or corpus_dir()
     _require_recorded(folder, args.pi_version)
-    results = compare_corpus(args.pi_version, folder=folder, loose=args.loose, strict=args.strict)
+    results = compare_corpus(args.pi_version, folder=folder, loose=args.loose, strict=args.strict, **_timeouts(args))
     print(render_table(results, args.pi_version))
     return 1 if any(r.status == "differs" for r in results) else 0
 

@@ -11,7 +11,13 @@ from pinb.scenario.trace import first_difference
 
 
 def compare_one(
-    scenario: Scenario, version: str, *, folder: Path | None = None, loose: bool = False, strict: bool = False
+    scenario: Scenario,
+    version: str,
+    *,
+    folder: Path | None = None,
+    loose: bool = False,
+    strict: bool = False,
+    timeout: float | None = None,
 ) -> Comparison:
     """Run ``scenario`` on the stand-in and compare it with its recorded trace on Pi ``version``."""
     from pinb.scenario.standin import run_on_standin
@@ -20,7 +26,7 @@ def compare_one(
     if recorded is None:
         return Comparison(scenario.id, scenario.layer, "unrecorded", f"no recorded trace for pi@{version}")
     try:
-        standin = run_on_standin(scenario)
+        standin = run_on_standin(scenario) if timeout is None else run_on_standin(scenario, timeout=timeout)
     except PinbError as exc:
         return Comparison(scenario.id, scenario.layer, "error", str(exc))
     diff = first_difference(standin, recorded, loose=loose, strict=strict, names=("standin", f"pi@{version}"))
@@ -33,9 +39,17 @@ def compare_one(
 
 
 def compare_corpus(
-    version: str, *, folder: Path | None = None, loose: bool = False, strict: bool = False
+    version: str,
+    *,
+    folder: Path | None = None,
+    loose: bool = False,
+    strict: bool = False,
+    timeout: float | None = None,
 ) -> list[Comparison]:
-    return [compare_one(s, version, folder=folder, loose=loose, strict=strict) for _path, s in load_corpus(folder)]
+    return [
+        compare_one(s, version, folder=folder, loose=loose, strict=strict, timeout=timeout)
+        for _path, s in load_corpus(folder)
+    ]
 
 
 def render_table(results: list[Comparison], version: str) -> str:

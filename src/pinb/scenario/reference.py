@@ -237,8 +237,9 @@ def _scenario_layer(scenario_path: Path) -> str | None:
     return data.get("layer") if isinstance(data, dict) else None
 
 
-def run_on_pi(scenario_path: str | Path, version: str) -> str:
-    """Run one scenario on real Pi ``version`` and return its trace (JSONL text).
+def run_on_pi(scenario_path: str | Path, version: str, *, timeout: float = RUN_TIMEOUT_S) -> str:
+    """Run one scenario on real Pi ``version`` and return its trace (JSONL text), within ``timeout`` seconds
+    (Node's start-up included).
 
     Raises :class:`ReferenceError_` for an unknown version, a missing install, layer app on a version without
     pi-coding-agent, or a Node-side failure (the message carries Node's error, not a Python traceback).
@@ -253,9 +254,9 @@ def run_on_pi(scenario_path: str | Path, version: str) -> str:
         raise ReferenceError_(f"Pi {version} is not installed: run `pinb reference install --pi-version {version}`")
     command = [str(node_path()), str(runner_path()), "--packages", str(packages_dir(version)), str(path)]
     try:
-        out = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False)
+        out = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
-        raise ReferenceError_(f"Pi {version} did not finish {path.name} within {RUN_TIMEOUT_S} s") from None
+        raise ReferenceError_(f"Pi {version} did not finish {path.name} within its {timeout:g} s time limit") from None
     if out.returncode != 0:
         first = next((line for line in out.stderr.splitlines() if line.strip()), f"exit code {out.returncode}")
         raise ReferenceError_(f"Pi {version} failed on {path.name}: {first.strip()}")

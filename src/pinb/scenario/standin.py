@@ -8,6 +8,8 @@ event the public listener receives; queue triggers fire inside that listener rig
 
 from __future__ import annotations
 
+import asyncio
+import math
 import platform
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
@@ -16,18 +18,51 @@ from pinb import __version__
 from pinb._async import run_sync
 from pinb.ai import FauxProvider, TextContent, UserMessage, faux_assistant_message, faux_text, faux_thinking
 from pinb.ai.faux import FauxRequest, faux_tool_call
+from pinb.ai.timers import TimeLimitExceeded, time_limit
+from pinb.errors import ScenarioError, UsageError
 from pinb.scenario.model import Response, Scenario, TextBlock, ThinkingBlock, ToolCallBlock, Trigger
 from pinb.scenario.trace import TraceWriter
 
-__all__ = ["arun_on_standin", "run_on_standin"]
+__all__ = ["DEFAULT_TIMEOUT_S", "arun_on_standin", "check_timeout", "run_on_standin"]
+
+#: The wall-clock limit of one scenario run on the stand-in (``--timeout`` changes it); the corpus needs < 1 s each.
+DEFAULT_TIMEOUT_S = 60.0
 
 
-def run_on_standin(scenario: Scenario) -> list[dict[str, Any]]:
+def check_timeout(seconds: float) -> float:
+    """A usable time limit: finite and positive (``nan`` or ``inf`` would mean no limit at all)."""
+    if not isinstance(seconds, int | float) or isinstance(seconds, bool) or not math.isfinite(seconds) or seconds <= 0:
+        raise UsageError(f"a time limit must be a positive number of seconds, not {seconds!r}")
+    return float(seconds)
+
+
+def run_on_standin(scenario: Scenario, *, timeout: float = DEFAULT_TIMEOUT_S) -> list[dict[str, Any]]:
     """Run ``scenario`` on the stand-in and return its trace lines (synchronous; use ``arun_on_standin`` in Jupyter)."""
-    return run_sync(arun_on_standin(scenario))
+    return run_sync(arun_on_standin(scenario, timeout=timeout))
 
 
-async def arun_on_standin(scenario: Scenario) -> list[dict[str, Any]]:
+async def arun_on_standin(scenario: Scenario, *, timeout: float = DEFAULT_TIMEOUT_S) -> list[dict[str, Any]]:
+    """Run ``scenario`` and return its trace lines, within ``timeout`` seconds of wall-clock time.
+
+    Past the limit the run ends with one ``ScenarioError`` line: naming the regular expression when a match
+    backtracked past it, else saying the scenario did not finish (a long sleep, a slow stream, a loop).
+    """
+    seconds = check_timeout(timeout)
+    with time_limit(seconds) as limit:
+        try:
+            lines = await asyncio.wait_for(_run(scenario), seconds)
+        except TimeLimitExceeded as exc:
+            raise ScenarioError(f"scenario {scenario.id}: {exc}") from None
+        except TimeoutError:
+            raise ScenarioError(
+                f"scenario {scenario.id} did not finish within its {seconds:g} s time limit (--timeout)"
+            ) from None
+    if limit.reason is not None:  # exceeded where an error path swallowed it; the run is not evidence
+        raise ScenarioError(f"scenario {scenario.id}: {limit.reason}")
+    return lines
+
+
+async def _run(scenario: Scenario) -> list[dict[str, Any]]:
     writer = TraceWriter()
     writer.write(
         "meta",

@@ -14,6 +14,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import Any, assert_never
 
+from pinb.ai.timers import timer_seconds
 from pinb.ai.types import now_ms
 from pinb.app.extensions import ExtensionAPI, ExtensionErrorRecord
 from pinb.app.js_compat import js_regex, json_stringify
@@ -95,7 +96,7 @@ def make_action(action: Any, unsubscribers: dict[str, Callable[[], Any]], state:
         case SleepAction():
 
             async def sleep(_event: Any, _ctx: Any) -> Any:
-                await asyncio.sleep(action.ms / 1000)
+                await asyncio.sleep(timer_seconds(action.ms))
                 return None
 
             return sleep

@@ -12,6 +12,7 @@ from typing import Any, assert_never
 
 from pinb.agent import AgentTool, AgentToolResult
 from pinb.ai import AbortError, AbortSignal, TextContent, sleep_or_abort
+from pinb.ai.timers import timer_seconds
 from pinb.scenario.model import (
     ReturnBehavior,
     SimulatedBashBehavior,
@@ -105,7 +106,7 @@ def _sleeper(name: str, behavior: SleepBehavior) -> Execute:
 async def sleep_or_abort_named(ms: int, signal: AbortSignal | None, name: str) -> None:
     """Wait ``ms``; an abort meanwhile (or before) raises ``Error("<name> aborted")`` at once."""
     try:
-        await sleep_or_abort(ms / 1000, signal, f"{name} aborted")
+        await sleep_or_abort(timer_seconds(ms), signal, f"{name} aborted")
     except AbortError as exc:
         raise RuntimeError(f"{name} aborted") from exc
 

@@ -140,6 +140,10 @@ def _require_recorded(folder: Path, version: str) -> None:
 def write_atomically(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder, so a failure leaves nothing."""
     path = path.resolve()
+    if path.is_dir():
+        raise UsageError(f"cannot write {path}: it is a folder (give the trace file's path)")
+    if path.exists() and not path.is_file():
+        raise UsageError(f"cannot write {path}: it is not a regular file")
     if not path.parent.is_dir():
         raise UsageError(f"cannot write {path}: folder {path.parent} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
@@ -215,15 +219,35 @@ def cmd_reference_refresh(args: argparse.Namespace) -> int:
 
 
 def cmd_drift(args: argparse.Namespace) -> int:
-    from pinb.scenario.drift import drift, render_drift
+    from pinb.scenario.drift import drift, drift_exit_code, render_drift
 
+    timeout = _timeouts(args)
     if not args.recorded:
         check_version(args.from_version)
         check_version(args.to_version)
+        _require_installed(args.from_version, args.to_version)
     folder = args.corpus or corpus_dir()
     if args.recorded:
         _require_recorded(folder, args.from_version)
         _require_recorded(folder, args.to_version)
-    results = drift(args.from_version, args.to_version, folder=folder, recorded=args.recorded, jobs=args.jobs)
+    results = drift(
+        args.from_version, args.to_version, folder=folder, recorded=args.recorded, jobs=args.jobs, **timeout
+    )
     print(render_drift(results, args.from_version, args.to_version))
-    return 1 if any(r.status == "differs" for r in results) else 0
+    return drift_exit_code(results)
+
+
+def _require_installed(*versions: str) -> None:
+    """Live drift needs both package sets (and Node 22): say once what is missing, before running anything."""
+    is_installed = getattr(_reference(), "is_installed", None)
+    if is_installed is None:
+        return
+    missing = [version for version in dict.fromkeys(versions) if not is_installed(version)]
+    if not missing:
+        return
+    names = " and ".join(f"Pi {version}" for version in missing)
+    installs = "; ".join(f"`pinb reference install --pi-version {version}`" for version in missing)
+    raise UsageError(
+        f"cannot run {names} here (its packages or Node 22 are not installed): run {installs}, "
+        "or add --recorded to compare the recorded traces"
+    )

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pinb.errors import ScenarioError
-from pinb.scenario.model import ID_PATTERN, Scenario, load_scenario
+from pinb.scenario.model import ID_PATTERN, Scenario, decode_json, load_scenario
 from pinb.scenario.trace import loads_jsonl
 
 DEFAULT_PI_VERSION = "1.6.0"
@@ -68,10 +68,7 @@ def known_differences(version: str, folder: Path | None = None) -> dict[str, str
     path = (folder or corpus_dir()) / KNOWN_DIFFERENCES
     if not path.is_file():
         return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ScenarioError(f"{path}: not valid JSON: {exc}") from None
+    data = decode_json(path.read_text(encoding="utf-8"), str(path))
     entries = data.get(version, {}) if isinstance(data, dict) else {}
     if not isinstance(entries, dict) or not all(isinstance(v, str) and v.strip() for v in entries.values()):
         raise ScenarioError(f"{path}: expected {{version: {{scenario id: reason}}}} with a non-empty reason")

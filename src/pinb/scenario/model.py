@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -559,6 +560,10 @@ def parse_scenario(data: Any, *, source: str = "scenario") -> Scenario:
         return Scenario.model_validate_json(json.dumps(data))
     except ValidationError as exc:
         raise ScenarioError(f"{source}: {_describe(exc)}".replace("\n", " ")) from None
+    except RecursionError:
+        raise ScenarioError(f"{source}: {TOO_DEEP}") from None
+    except ValueError as exc:  # an integer too long to print (Python's limit on int-to-text conversion)
+        raise ScenarioError(f"{source}: {_value_error(exc)}") from None
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -570,8 +575,32 @@ def load_scenario(path: str | Path) -> Scenario:
         raise ScenarioError(f"{path}: no such scenario file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioError(f"{path}: cannot read: {exc}") from None
+    return parse_scenario(decode_json(text, str(path)), source=str(path))
+
+
+TOO_DEEP = "nested too deeply (arrays and objects inside each other hundreds of levels deep)"
+
+
+def decode_json(text: str, source: str) -> Any:
+    """``json.loads`` whose every failure is one ``ScenarioError`` line: bad syntax, an integer longer than Python
+    converts (4300 digits), nesting deeper than the interpreter's recursion limit."""
     try:
-        data = json.loads(text)
+        return json.loads(text, parse_constant=_not_json)
     except json.JSONDecodeError as exc:
-        raise ScenarioError(f"{path}: not valid JSON: {exc}") from None
-    return parse_scenario(data, source=str(path))
+        raise ScenarioError(f"{source}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise ScenarioError(f"{source}: not usable JSON: {TOO_DEEP}") from None
+    except ValueError as exc:
+        raise ScenarioError(f"{source}: not usable JSON: {_value_error(exc)}") from None
+
+
+def _not_json(name: str) -> Any:
+    # Python's json module reads NaN and Infinity; JSON (and JSON.parse in the reference runner) does not.
+    raise json.JSONDecodeError(f"{name} is not a JSON value", name, 0)
+
+
+def _value_error(exc: ValueError) -> str:
+    text = str(exc).replace("\n", " ")
+    if "integer string conversion" in text:
+        return f"an integer has more than {sys.get_int_max_str_digits()} digits"
+    return text

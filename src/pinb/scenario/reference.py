@@ -232,7 +232,7 @@ def resolved_versions(version: str) -> dict[str, str]:
 def _scenario_layer(scenario_path: Path) -> str | None:
     try:
         data = json.loads(scenario_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None  # the runner reports it with Node's error
     return data.get("layer") if isinstance(data, dict) else None
 
@@ -281,8 +281,10 @@ def trace_folder(version: str, folder: Path | None = None) -> Path:
 def corpus_scenarios(folder: Path | None = None) -> list[Path]:
     """The corpus scenario files (``KNOWN_DIFFERENCES.json`` and other non-scenario JSON files excluded)."""
     found = []
+    from pinb.scenario.model import decode_json
+
     for path in sorted((folder or corpus_folder()).glob("*.json")):
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = decode_json(path.read_text(encoding="utf-8"), str(path))
         if isinstance(data, dict) and "layer" in data and "responses" in data:
             found.append(path)
     return found

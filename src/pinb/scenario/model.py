@@ -559,7 +559,10 @@ def parse_scenario(data: Any, *, source: str = "scenario") -> Scenario:
         # JSON mode: strict types as JSON Schema has them (arrays for tuples, no "1" for 1, no 1 for true).
         return Scenario.model_validate_json(json.dumps(data))
     except ValidationError as exc:
-        raise ScenarioError(f"{source}: {_describe(exc)}".replace("\n", " ")) from None
+        described = _describe(exc)
+        if "recursion limit exceeded" in described:  # pydantic's JSON parser has its own depth limit
+            described = TOO_DEEP
+        raise ScenarioError(f"{source}: {described}".replace("\n", " ")) from None
     except RecursionError:
         raise ScenarioError(f"{source}: {TOO_DEEP}") from None
     except ValueError as exc:  # an integer too long to print (Python's limit on int-to-text conversion)

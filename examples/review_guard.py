@@ -16,10 +16,12 @@ from pinb.app.extensions import ExtensionAPI, ExtensionContext
 from pinb.app.extensions.events import ToolCallEvent
 from pinb.app.extensions.results import ToolCallEventResult
 from pinb.app.guard import guard_verdict
-from pinb.chapters.ch16.guard import BOOK_PATTERNS
+from pinb.chapters.ch16.guard import pattern_sources
 
 CONFIRM_TITLE = "This command rewrites history or destroys work. Allow?"
 DENIED_REASON = "Blocked by review-guard extension"
+
+BOOK_PATTERNS = tuple(pattern_sources())
 
 
 def review_guard(pi: ExtensionAPI) -> None:

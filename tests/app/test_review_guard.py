@@ -13,11 +13,12 @@ from pinb.ai import message_text
 from pinb.ai.faux import faux_assistant_message, faux_tool_call
 from pinb.app.extensions import ExtensionAPI
 from pinb.app.ui import ScriptedUI
-from pinb.chapters.ch16.guard import BOOK_PATTERNS
+from pinb.chapters.ch16.guard import pattern_sources
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 from review_guard import CONFIRM_TITLE, DENIED_REASON, js_slice, review_guard
 
+BOOK_PATTERNS = tuple(pattern_sources())
 PUSH = BOOK_PATTERNS[0]
 
 

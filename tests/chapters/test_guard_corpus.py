@@ -13,9 +13,11 @@ from pathlib import Path
 import pytest
 
 from pinb.app.guard import guard_reason, guard_verdict
-from pinb.chapters.ch16.guard import BOOK_PATTERNS, EVASION_CORPUS, EvasionCase
+from pinb.chapters.ch16.guard import EVASION_CORPUS, EvasionCase, pattern_sources
 
 BOOK_BRIEF = Path(__file__).resolve().parents[2] / ".." / "shared" / "book" / "brief-pi-16-chapter.txt"
+
+BOOK_PATTERNS = tuple(pattern_sources())
 
 
 def test_patterns_are_the_books() -> None:
@@ -81,3 +83,27 @@ def test_pattern_variants_with_flags() -> None:
     shout = {"command": "GIT PUSH --FORCE"}
     assert not guard_verdict("bash", shout, BOOK_PATTERNS).blocked
     assert guard_verdict("bash", shout, patterns=[(BOOK_PATTERNS[0], "i")]).blocked
+
+
+def test_the_extension_is_cut_from_the_chapter_text(book: Path) -> None:
+    from pinb.chapters.ch16.guard import book_patterns, extension_source, regex_literals
+
+    source = extension_source()
+    assert source is not None
+    assert source.startswith('import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";')
+    assert source.endswith("}") and "export default function (pi: ExtensionAPI)" in source
+    block = re.search(r"const BLOCKED = \[(.*?)\];", source, re.S)
+    assert block and regex_literals(f"[{block.group(1)}]") == book_patterns()
+
+
+def test_without_the_text_there_is_no_extension(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from pinb.chapters.ch16.guard import extension_source
+
+    monkeypatch.setenv("PINB_BOOK", str(tmp_path))
+    assert extension_source() is None
+
+
+def test_no_python_source_keeps_a_copy_of_the_books_patterns() -> None:
+    src = Path(__file__).resolve().parents[2] / "src"
+    copies = [p for p in src.rglob("*.py") if r"\bgit\s+reset\s+--hard\b" in p.read_text(encoding="utf-8")]
+    assert copies == []

@@ -11,7 +11,7 @@ from pinb.app.guard import guard_verdict
 from pinb.chapters import common, tq
 from pinb.chapters import scenarios as sc
 from pinb.chapters.ch16 import probes
-from pinb.chapters.ch16.guard import BOOK_PATTERNS, EVASION_CORPUS, guard_extension
+from pinb.chapters.ch16.guard import EVASION_CORPUS, book_decision, book_patterns, guard_extension, pattern_sources
 from pinb.chapters.experiments import Finding, Params, ScenarioExperiment, Trace
 
 BASH_OUTPUT = "pushed"
@@ -90,46 +90,6 @@ def _patterns(params: Params) -> dict[str, dict[str, Any]]:
             extensions=[guard_extension()],
         )
     }
-
-
-def regex_literals(code: str) -> list[tuple[str, str]]:
-    """The JavaScript regex literals (`/source/flags`) written in an array literal of `code`, in order."""
-    found: list[tuple[str, str]] = []
-    i, n = 0, len(code)
-    while i < n:
-        if code[i] == "/" and code[:i].rstrip()[-1:] in ("[", ","):
-            j, in_class = i + 1, False
-            while j < n and (code[j] != "/" or in_class):
-                if code[j] == "\\":
-                    j += 1
-                elif code[j] == "[":
-                    in_class = True
-                elif code[j] == "]":
-                    in_class = False
-                j += 1
-            k = j + 1
-            while k < n and code[k].isalpha():
-                k += 1
-            found.append((code[i + 1 : j], code[j + 1 : k]))
-            i = k
-        else:
-            i += 1
-    return found
-
-
-def book_patterns() -> list[tuple[str, str]]:
-    """The guard's regexes as the chapter prints them: the `BLOCKED` array quoted by `pi-16.guard.patterns`."""
-    from pinb.chapters.registry import claim_spec
-
-    return regex_literals(" ".join(claim_spec("pi-16.guard.patterns").quotes))
-
-
-def book_decision(command: str) -> str | None:
-    """The source of the first of the book's regexes that matches `JSON.stringify({command})`, or None."""
-    from pinb.app.js_compat import js_regex, json_stringify
-
-    subject = json_stringify({"command": command}) or ""
-    return next((source for source, flags in book_patterns() if js_regex(source, flags).search(subject)), None)
 
 
 def _results_by_command(trace: Trace) -> dict[str, dict[str, Any]]:
@@ -259,7 +219,7 @@ def corpus_table(trace: Trace) -> list[dict[str, Any]]:
                 "tool": case.tool_name,
                 "destroys": case.destroys,
                 "js_blocked": case.js_blocked,
-                "python_blocked": guard_verdict(case.tool_name, case.input, BOOK_PATTERNS).blocked,
+                "python_blocked": guard_verdict(case.tool_name, case.input, pattern_sources()).blocked,
                 "run_blocked": observed,
                 "note": case.note,
             }

@@ -1,22 +1,104 @@
-"""Chapter 16's review guard as data: its three patterns and a corpus of commands that force-push or destroy work.
+"""Chapter 16's review guard: its patterns and code as the chapter prints them, and a corpus of commands that
+force-push or destroy work.
 
-Each corpus case carries the verdict real JavaScript gives for the book's guard (Node 22 running the handler body
-on the case's input), so a notebook can show a useful guard that is not an unconditional prohibition. The scenario
-builders here put the book's guard into a scenario as a `block_if_match` action.
+pinb keeps no copy of the book's code. The patterns are the regex literals of the `BLOCKED` array the ledger
+quotes (claim `pi-16.guard.patterns`; the quote is checked against the chapter text whenever it is available),
+and `extension_source()` cuts the whole extension out of the chapter text at run time. Each corpus case carries
+the verdict real JavaScript gives for the book's guard (Node 22 running the handler body on the case's input), as
+which of the book's patterns matched, by position; so a notebook can show a useful guard that is not an
+unconditional prohibition. The scenario builders here put the book's guard into a scenario as a `block_if_match`
+action.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict
 
-# Chapter 16, the `BLOCKED` array, as regex sources (what `hit.source` prints).
-BOOK_PATTERNS: Final[tuple[str, ...]] = (
-    r"\bgit\s+push\b[^\n]*(--force(?:-with-lease)?|-f)\b",
-    r"\bgit\s+reset\s+--hard\b",
-    r"\bgit\s+clean\b[^\n]*-[a-z]*f",
-)
+from pinb.chapters.book import chapter_text
+from pinb.chapters.ledger import LEDGER_FILE, load_ledger
+from pinb.errors import UsageError
+
+#: The claim whose quote is the `BLOCKED` array.
+PATTERNS_CLAIM = "pi-16.guard.patterns"
+#: Where the extension starts in the chapter text, and the function whose closing brace ends it.
+EXTENSION_START = 'import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";'
+EXTENSION_BODY = "export default function"
+
+
+def _ledger() -> Any:
+    return load_ledger(Path(__file__).with_name(LEDGER_FILE))
+
+
+def regex_literals(code: str) -> list[tuple[str, str]]:
+    """The JavaScript regex literals (`/source/flags`) written in an array literal of `code`, in order."""
+    found: list[tuple[str, str]] = []
+    i, n = 0, len(code)
+    while i < n:
+        if code[i] == "/" and code[:i].rstrip()[-1:] in ("[", ","):
+            j, in_class = i + 1, False
+            while j < n and (code[j] != "/" or in_class):
+                if code[j] == "\\":
+                    j += 1
+                elif code[j] == "[":
+                    in_class = True
+                elif code[j] == "]":
+                    in_class = False
+                j += 1
+            k = j + 1
+            while k < n and code[k].isalpha():
+                k += 1
+            found.append((code[i + 1 : j], code[j + 1 : k]))
+            i = k
+        else:
+            i += 1
+    return found
+
+
+def book_patterns() -> list[tuple[str, str]]:
+    """The guard's regexes as the chapter prints them, `(source, flags)`: the `BLOCKED` array the ledger quotes."""
+    claim = _ledger().claim(PATTERNS_CLAIM)
+    if claim is None:
+        raise UsageError(f"chapter 16's ledger has no claim {PATTERNS_CLAIM} quoting the guard's BLOCKED array")
+    return regex_literals(" ".join(claim.quotes))
+
+
+def pattern_sources() -> list[str]:
+    """The sources of the book's regexes (what the handler's `hit.source` prints)."""
+    return [source for source, _flags in book_patterns()]
+
+
+def book_decision(command: str) -> str | None:
+    """The source of the first of the book's regexes that matches `JSON.stringify({command})`, or None."""
+    from pinb.app.js_compat import js_regex, json_stringify
+
+    subject = json_stringify({"command": command}) or ""
+    return next((source for source, flags in book_patterns() if js_regex(source, flags).search(subject)), None)
+
+
+def extension_source() -> str | None:
+    """The review-guard extension as the chapter prints it (TypeScript), or None when the text is not available.
+
+    From its `import type { ExtensionAPI }` line to the brace that closes `export default function`, verbatim. The
+    excerpt this chapter is read from (its research brief) runs the code onto one line, so the handler's `//`
+    comment would hide the rest of the line from a JavaScript parser: whoever runs it must first end that comment.
+    """
+    text = chapter_text(_ledger())
+    if text is None:
+        return None
+    start = text.text.find(EXTENSION_START)
+    body = text.text.find(EXTENSION_BODY, start)
+    if start < 0 or body < 0:
+        raise UsageError(f"chapter 16's text has no review-guard extension starting with {EXTENSION_START!r}")
+    depth, i = 0, text.text.index("{", text.text.index(")", body))
+    while i < len(text.text):
+        depth += {"{": 1, "}": -1}.get(text.text[i], 0)
+        if depth == 0:
+            return text.text[start : i + 1]
+        i += 1
+    raise UsageError("chapter 16's review-guard extension has no closing brace in the text")
 
 
 class EvasionCase(BaseModel):
@@ -30,12 +112,17 @@ class EvasionCase(BaseModel):
     """What running it loses or rewrites; "nothing" marks a false positive."""
     js_blocked: bool
     """What the book's handler decides in JavaScript (Node 22, JSON.stringify + RegExp.test)."""
-    js_pattern: str | None = None
-    """Source of the pattern that matched in JavaScript, if any."""
+    js_match: int | None = None
+    """Which of the book's patterns matched in JavaScript, by position in `BLOCKED` (0, 1, 2), if any."""
     tool_name: str = "bash"
     """The tool the call goes through; the guard inspects only bash and powershell."""
     note: str = ""
     """Why the verdict comes out as it does."""
+
+    @property
+    def js_pattern(self) -> str | None:
+        """Source of the pattern that matched in JavaScript, if any (read from the book's `BLOCKED` array)."""
+        return None if self.js_match is None else pattern_sources()[self.js_match]
 
     @property
     def input(self) -> dict[str, Any]:
@@ -45,15 +132,16 @@ class EvasionCase(BaseModel):
         return {"command": self.command}
 
 
-_PUSH, _RESET, _CLEAN = BOOK_PATTERNS
+#: The book's patterns by position in `BLOCKED`: the push, reset and clean guards.
+_PUSH, _RESET, _CLEAN = 0, 1, 2
 
 
-def _case(command: str, destroys: str, pattern: str | None, note: str = "", tool_name: str = "bash") -> EvasionCase:
+def _case(command: str, destroys: str, pattern: int | None, note: str = "", tool_name: str = "bash") -> EvasionCase:
     return EvasionCase(
         command=command,
         destroys=destroys,
         js_blocked=pattern is not None,
-        js_pattern=pattern,
+        js_match=pattern,
         tool_name=tool_name,
         note=note,
     )
@@ -63,7 +151,7 @@ _REMOTE = "rewrites the remote branch's history"
 _LOCAL = "uncommitted changes in the working tree"
 _UNTRACKED = "untracked (and ignored) files"
 
-# Verdicts recorded from Node 22 running the book's handler body on {command} (see tests/app/test_guard.py).
+# Verdicts recorded from Node 22 running the book's handler body on {command} (see tests/chapters/test_guard_corpus.py).
 EVASION_CORPUS: Final[tuple[EvasionCase, ...]] = (
     _case("git push --force", _REMOTE, _PUSH, "the book's own example"),
     _case("git push -f origin main", _REMOTE, _PUSH),
@@ -116,7 +204,7 @@ def guard_action(confirm_with_ui: bool = True, tool_names: tuple[str, ...] = ("b
     return {
         "kind": "block_if_match",
         "tool_names": list(tool_names),
-        "patterns": list(BOOK_PATTERNS),
+        "patterns": pattern_sources(),
         "match_on": "json_input",
         "reason_template": "Guard blocked: {pattern}",
         "confirm_with_ui": confirm_with_ui,

@@ -7,14 +7,14 @@ from __future__ import annotations
 from html import escape
 
 from pinb.app.guard import guard_reason, guard_verdict
-from pinb.chapters.ch16.guard import BOOK_PATTERNS
+from pinb.chapters.ch16.guard import pattern_sources
 from pinb.chapters.widgets import widgets_module
 
 
 def guard_html(command: str, tool_name: str = "bash", match_on: str = "json_input", has_ui: bool = False) -> str:
     """The book's guard on one command: verdict, matching pattern, the exact subject it tested, and the outcome."""
     key = "content" if tool_name == "write" else "command"
-    verdict = guard_verdict(tool_name, {key: command}, BOOK_PATTERNS, match_on=match_on)  # type: ignore[arg-type]
+    verdict = guard_verdict(tool_name, {key: command}, pattern_sources(), match_on=match_on)  # type: ignore[arg-type]
     if verdict.subject is None:
         headline = f"<b style='color:#1a7f37'>allowed</b>: the guard does not inspect the {escape(tool_name)} tool"
     elif verdict.blocked and has_ui:
@@ -33,7 +33,7 @@ def guard_html(command: str, tool_name: str = "bash", match_on: str = "json_inpu
 
 def guard_text(command: str, tool_name: str = "bash", match_on: str = "json_input") -> str:
     key = "content" if tool_name == "write" else "command"
-    verdict = guard_verdict(tool_name, {key: command}, BOOK_PATTERNS, match_on=match_on)  # type: ignore[arg-type]
+    verdict = guard_verdict(tool_name, {key: command}, pattern_sources(), match_on=match_on)  # type: ignore[arg-type]
     state = "blocked" if verdict.blocked else "allowed"
     return f"guard tester: {tool_name} {command!r} -> {state} (pattern: {verdict.pattern})"
 

@@ -123,6 +123,34 @@ async def test_usage_is_incremental_and_equals_a_fresh_measurement() -> None:
     assert faux._meter.lengths is not None and len(faux._meter.lengths) == len(transcript) - 2
 
 
+async def test_usage_of_a_plain_list_that_grows_or_is_rewritten_equals_a_fresh_measurement() -> None:
+    async def usage(faux: FauxProvider, messages: Any, answer: str) -> Any:
+        faux.set_responses([faux_assistant_message(answer)])
+        stream = faux.stream(faux.get_model(), Context(messages=messages), {"session_id": "s"})
+        return await stream.result()
+
+    faux = FauxProvider()
+    transcript: list[Any] = [UserMessage(content="start \ud800", timestamp=0)]
+    previous: Any = None
+    texts: list[str] = []
+    for i in range(12):
+        if i == 8:  # a rewrite: no longer an extension of the last request, though longer
+            transcript = [UserMessage(content="rewritten", timestamp=0), *transcript[1:]]
+        if i == 10:  # and one that is shorter (as compaction makes)
+            transcript = [UserMessage(content="summary", timestamp=0), *transcript[-3:]]
+        reply = await usage(faux, list(transcript), f"answer {i}")  # a new list each request
+        fresh = FauxProvider()
+        if previous is not None:
+            await usage(fresh, previous, "warm the session cache")
+        scratch = MessageView(list(transcript))  # a view over a new list: measured from scratch
+        assert reply.usage == (await usage(fresh, scratch, f"answer {i}")).usage
+        if 0 < i < 8:
+            assert faux._meter.texts is texts  # extended in place: only the new messages were measured
+        texts = faux._meter.texts
+        previous = list(transcript)
+        transcript += [reply, ToolResultMessage(tool_call_id=f"c{i}", tool_name="t", timestamp=0)]
+
+
 async def test_session_cache_reads_the_previous_prompt() -> None:
     faux = FauxProvider()
     faux.set_responses([faux_assistant_message("one"), faux_assistant_message("two")])

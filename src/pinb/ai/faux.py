@@ -190,9 +190,9 @@ def _entry_text(message: Any) -> str:
 class _PromptMeter:
     """The prompt texts (one per message) of successive requests, measured incrementally.
 
-    When a request's messages are a ``MessageView`` over the same list as last time, with the previously measured
-    prefix unchanged, only the new messages are measured. Anything else is measured from scratch into new lists,
-    so lists handed out earlier stay valid.
+    When a request's messages extend the previously measured ones (a ``MessageView`` over the same list with that
+    prefix unchanged, or a new list whose first items are those messages), only the new messages are measured.
+    Anything else is measured from scratch into new lists, so lists handed out earlier stay valid.
     """
 
     def __init__(self) -> None:
@@ -200,29 +200,33 @@ class _PromptMeter:
         self.texts: list[str] = []
         self.lengths: list[int] = []
         self.last: Any = None
+        #: The messages last measured, when they came as a plain list (compared by identity, item by item, in C).
+        self.previous: list[Any] | None = None
 
     def measure(self, messages: Sequence[Any]) -> tuple[list[str], list[int], int]:
         """``(texts, UTF-16 lengths, count)`` for ``messages``; the lists may run past ``count`` later."""
         count = len(messages)
         texts, lengths = self.texts, self.lengths
         known = len(lengths)
-        incremental = (
-            isinstance(messages, MessageView)
-            and messages.base is self.base
-            and count >= known
-            and (known == 0 or messages.base[known - 1] is self.last)
-        )
+        if isinstance(messages, MessageView):
+            incremental = (
+                messages.base is self.base and count >= known and (known == 0 or messages.base[known - 1] is self.last)
+            )
+        else:
+            previous = self.previous
+            incremental = previous is not None and count >= known and list(messages[:known]) == previous
         if not incremental:
             texts, lengths, known = [], [], 0
         for i in range(known, count):
             text = _entry_text(messages[i])
             texts.append(text)
             lengths.append(js_length(text))
+        self.texts, self.lengths = texts, lengths
         if isinstance(messages, MessageView):
-            self.base, self.texts, self.lengths = messages.base, texts, lengths
+            self.base, self.previous = messages.base, None
             self.last = messages[count - 1] if count else None
         else:
-            self.base, self.texts, self.lengths, self.last = None, [], [], None
+            self.base, self.last, self.previous = None, None, list(messages)
         return texts, lengths, count
 
 

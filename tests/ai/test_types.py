@@ -176,3 +176,14 @@ async def test_sleep_or_abort_wakes_on_abort() -> None:
         await sleep_or_abort(5, controller.signal)
     await sleep_or_abort(0.001, None)
     await sleep_or_abort(0.001, AbortController().signal)
+
+
+def test_js_stringify_escapes_strings_as_javascript_does() -> None:
+    # JSON.stringify escapes ", \ and controls (\b \f \n \r \t short, others \u00xx), lone surrogates as \udxxx,
+    # and writes every other character (a pair of surrogates is one) as is.
+    short = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    for code in [*range(0xD800), *range(0xE000, 0x10000), 0x1F600]:
+        char = chr(code)
+        expected = short.get(char) or (f"\\u{code:04x}" if code < 0x20 else char)
+        assert js_stringify("a" + char) == f'"a{expected}"', hex(code)
+    assert js_stringify(["\ud800", "x\udfffé", "\ud83d\ude00"]) == '["\\ud800","x\\udfffé","\U0001f600"]'

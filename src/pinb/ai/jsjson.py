@@ -9,7 +9,9 @@ them, numbers as JavaScript prints them (``1e-7``, ``0.00001``, ``1e+21``; ``NaN
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any, Final
@@ -75,7 +77,14 @@ def js_number(value: float | int) -> str:
 _SHORT_ESCAPES: Final = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_ENCODE_STRING: Final = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def _quote(text: str) -> str:
+    if text.isascii() or _SURROGATE.search(text) is None:
+        # Without surrogates Python's encoder escapes exactly what JavaScript's does, in the same forms.
+        return _ENCODE_STRING(text)
     out = ['"']
     i = 0
     length = len(text)

@@ -39,9 +39,10 @@ def test_verify_records_what_the_notebook_observed(project: Project) -> None:
         "kt-01.history.fork": "UNRUN",
         "kt-02.text.upper": "OBSERVED",
         "kt-02.text.words": "CONTRADICTED",
-        "kt-03.steps.first": "OBSERVED",
-        "kt-03.steps.guarded": "ERROR",
-        "kt-03.steps.after": "ERROR",
+        # the notebook raised outside a check: the run is an attempt, never a verdict (its outcomes stay recorded)
+        "kt-03.steps.first": "UNRUN",
+        "kt-03.steps.guarded": "UNRUN",
+        "kt-03.steps.after": "UNRUN",
         "kt-07.trace.written": "OBSERVED",
     }
     holds, finding, raises, traces = (item.run for item in result.results)
@@ -91,6 +92,14 @@ def test_verify_records_what_the_notebook_observed(project: Project) -> None:
     assert traces.record.artifacts[2].sha256 == sha256_file(traces.path / "artifacts" / "loop.jsonl")
     assert project.store.check()[1] == []
     rows, failures = verify_table(result)
+    notes = dict(row for row in rows if isinstance(row, tuple))
+    assert notes["kt-01-chapter on standin"] == (
+        f"run {holds.record.run_id} recorded 2 outcome(s); no earlier completed run to compare with"
+    )
+    assert notes["kt-03-chapter on standin"] == (
+        f"run {raises.record.run_id} failed: cell 6 raised RuntimeError: the notebook broke here; it recorded 2 "
+        "outcome(s) before it stopped (not counted); no completed run to count"
+    )
     assert verify_exit_code(result, rows) == 2
     assert failures == [
         f"kt-03-chapter: run {raises.record.run_id} failed: cell 6 raised RuntimeError: the notebook broke here"
@@ -103,6 +112,12 @@ def test_verify_records_what_the_notebook_observed(project: Project) -> None:
         (True, finding.record.run_id),
     ]
     assert verify_exit_code(again, verify_table(again)[0]) == 1
+    assert dict(row for row in verify_table(again)[0] if isinstance(row, tuple))["kt-01-chapter on standin"] == (
+        f"unchanged since run {holds.record.run_id} in this environment; not re-run (use --force to run it again)"
+    )
+    # run again: the outcomes reproduce
+    forced = verify(project, _options("kt-01-chapter", force=True)).results[0]
+    assert forced.reproduction == f"run {forced.run.record.run_id}: 2/2 outcomes reproduce run {holds.record.run_id}"
     assert verify_exit_code(verify(project, _options("kt-01-chapter")), []) == 0
     # a failed run is never a cache hit
     assert verify(project, _options("kt-03-chapter")).results[0].cached is False

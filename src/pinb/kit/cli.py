@@ -19,7 +19,7 @@ from typing import Any
 from pinb.errors import KitError
 from pinb.kit import report as report_module
 from pinb.kit.fingerprint import fingerprint_file
-from pinb.kit.project import Project, load_project
+from pinb.kit.project import ChapterLike, Project, load_project
 from pinb.kit.status import ClaimStatus, chapter_statuses, check_known_backend, claim_in_run, resolve_backend
 from pinb.kit.store import StoredRun, StoreProblem, validate_run_id
 from pinb.kit.summary import summary_markdown
@@ -59,10 +59,16 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     _root(p)
     p.set_defaults(run=cmd_status)
 
-    p = subparsers.add_parser("report", help="the evidence report of one chapter")
-    p.add_argument("chapter", metavar="CHAPTER")
+    p = subparsers.add_parser("report", help="the evidence report of one chapter; --all: the committed ledger")
+    p.add_argument("chapter", nargs="?", metavar="CHAPTER")
     p.add_argument("--format", choices=("md", "json"), default="md")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="rewrite reports/<chapter>.md and .json for every chapter and the README's ledger table",
+    )
+    p.add_argument("--check", action="store_true", help="with --all: write nothing; exit 1 if any is out of date")
     _root(p)
     p.set_defaults(run=cmd_report)
 
@@ -76,9 +82,17 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("run_id", metavar="RUN")
     _root(q)
     q.set_defaults(run=cmd_runs_show)
-    q = runs.add_parser("check", help="re-hash every artefact; report records whose evidence no longer matches")
+    q = runs.add_parser("check", help="verify every run; report records that no longer match their evidence")
     _root(q)
     q.set_defaults(run=cmd_runs_check)
+    q = runs.add_parser("rm", help="remove runs by id")
+    q.add_argument("run_ids", nargs="+", metavar="RUN")
+    _root(q)
+    q.set_defaults(run=cmd_runs_rm)
+    q = runs.add_parser("prune", help="remove failed and superseded runs and leftovers of stopped processes")
+    q.add_argument("--dry-run", action="store_true", help="say what would be removed; remove nothing")
+    _root(q)
+    q.set_defaults(run=cmd_runs_prune)
     p.set_defaults(run=_usage_of(p))
 
     p = subparsers.add_parser("fingerprint", help="sha256 of a chapter text after pinb's normalisation")
@@ -180,26 +194,44 @@ def cmd_verify(args: argparse.Namespace) -> int:
     result = verify(project, options)
     rows, failures = verify_table(result)
     _out(format_table(rows))
+    if result.refreshed:
+        _out("updated " + ", ".join(_shown(project, path) for path in result.refreshed))
     for line in failures:
         print(f"pinb: {line}", file=sys.stderr)
     return verify_exit_code(result, rows)
 
 
+def _shown(project: Project, path: Path) -> str:
+    try:
+        return path.relative_to(project.root).as_posix()
+    except ValueError:
+        return str(path)
+
+
 def verify_table(result: VerifyResult) -> tuple[list[ClaimStatus | tuple[str, str]], list[str]]:
+    """Each chapter's status on the verified backend (as `pinb status --backend` says it now), then one line per
+    chapter saying whether its outcomes reproduced; and the failures for stderr."""
     rows: list[ClaimStatus | tuple[str, str]] = []
+    notes: list[tuple[str, str]] = []
     failures: list[str] = []
     for item in result.results:
+        where = f"{item.chapter.id} on {item.backend}" if item.backend else item.chapter.id
         if item.run is None:
             failures.append(f"{item.chapter.id}: {item.error or 'not run'}")
-            continue
-        record = item.run.record
-        if record.status != "completed":
-            failures.append(f"{item.chapter.id}: run {record.run_id} {record.status}: {record.failure}")
-        failures.extend(f"{item.chapter.id}: run {record.run_id}: {warning}" for warning in record.warnings)
-        rows.extend(claim_in_run(claim, item.run) for claim in item.chapter.claims)
-        if item.cached:
-            rows.append((item.chapter.id, f"unchanged since run {record.run_id}; not re-run (use --force)"))
-    return rows, failures
+        else:
+            record = item.run.record
+            if record.status != "completed":
+                failures.append(f"{item.chapter.id}: run {record.run_id} {record.status}: {record.failure}")
+            if item.run.problem:
+                failures.append(f"{item.chapter.id}: run {record.run_id}: {item.run.problem}")
+            failures.extend(f"{item.chapter.id}: run {record.run_id}: {warning}" for warning in record.warnings)
+        if item.statuses:
+            rows.extend(item.statuses)
+        elif item.run is not None:
+            rows.extend(claim_in_run(claim, item.run) for claim in item.chapter.claims)
+        if item.reproduction:
+            notes.append((where, item.reproduction))
+    return [*rows, *notes], failures
 
 
 def verify_exit_code(result: VerifyResult, rows: list[ClaimStatus | tuple[str, str]]) -> int:
@@ -207,7 +239,8 @@ def verify_exit_code(result: VerifyResult, rows: list[ClaimStatus | tuple[str, s
         return 130
     statuses = [row for row in rows if isinstance(row, ClaimStatus)]
     for item in result.results:
-        if item.run is None or item.run.record.status != "completed" or item.run.record.warnings:
+        run = item.run
+        if run is None or run.record.status != "completed" or run.record.warnings or run.problem:
             return 2
     if any(row.status == "ERROR" for row in statuses):
         return 2
@@ -269,15 +302,41 @@ def cmd_status(args: argparse.Namespace) -> int:
         if texts:  # only when some chapter text is unavailable or no longer holds a quote
             document["chapter_text"] = texts
         _out(json.dumps(document, indent=2, ensure_ascii=False))
-    elif args.summary:
+    elif args.summary:  # the README's table: the same on every machine, so nothing about this one
         _out(summary_markdown(statuses))
     else:
         _out(format_table(list(statuses)) + "".join(f"\n{note}" for note in notes))
+        for note in _environment_notes(project, chapters, listing.runs, backend):
+            _out(f"note: {note}")
     return 0
+
+
+def _environment_notes(
+    project: Project, chapters: list[ChapterLike], runs: list[StoredRun], backend: str | None
+) -> list[str]:
+    """Where a counted run was recorded in another environment than this machine's (Node and Pi aside: asking
+    for them costs a process; `pinb verify --backend pi` compares them)."""
+    from pinb.kit.environment import reuse_key
+    from pinb.kit.reproduction import environment_notes
+    from pinb.kit.status import chapter_evidence
+
+    counted = [
+        evidence.run
+        for chapter in chapters
+        for name, evidence in chapter_evidence(project, chapter, runs).items()
+        if evidence.run is not None and backend in (None, name)
+    ]
+    return environment_notes(counted, reuse_key("standin"))
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     project = _project(args)
+    if args.all:
+        return _report_all(project, args)
+    if args.check:
+        raise KitError("--check applies to --all only")
+    if args.chapter is None:
+        raise KitError("name a chapter (pinb report CHAPTER) or use --all")
     chapter = project.chapter(args.chapter)
     listing = project.store.list(chapter.id)
     _warn(listing.problems, listing.runs)
@@ -290,6 +349,24 @@ def cmd_report(args: argparse.Namespace) -> int:
             raise KitError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     else:
         _out(text, end="")
+    return 0
+
+
+def _report_all(project: Project, args: argparse.Namespace) -> int:
+    from pinb.kit import ledger
+
+    if args.chapter is not None or args.output or args.format != "md":
+        raise KitError("--all writes every chapter's reports in both formats: give no CHAPTER, -o or --format")
+    listing = project.store.list()
+    _warn(listing.problems, listing.runs)
+    if args.check:
+        stale = ledger.stale(project)
+        for path in stale:
+            print(f"pinb: {_shown(project, path)} differs from what the runs give", file=sys.stderr)
+        _out(f"{len(stale)} ledger file(s) out of date" + ("; run `pinb report --all`" if stale else ""))
+        return 1 if stale else 0
+    changed = ledger.refresh(project, force_reports=True)
+    _out("updated " + ", ".join(_shown(project, path) for path in changed) if changed else "the ledger is current")
     return 0
 
 
@@ -330,6 +407,36 @@ def cmd_runs_check(args: argparse.Namespace) -> int:
         print(f"pinb: {problem}", file=sys.stderr)
     print(f"{len(runs)} run(s) checked, {len(problems)} problem(s)")
     return 1 if problems else 0
+
+
+def cmd_runs_rm(args: argparse.Namespace) -> int:
+    store = _project(args).store
+    folders = [store.locate(run_id) for run_id in dict.fromkeys(args.run_ids)]  # every id checked before any removal
+    for folder in folders:
+        store.remove(folder)
+        _out(f"removed run {folder.name} ({folder.parent.name})")
+    return 0
+
+
+def cmd_runs_prune(args: argparse.Namespace) -> int:
+    from pinb.kit.prune import prunable
+
+    project = _project(args)
+    listing = project.store.list()
+    _warn(listing.problems)
+    found, suspect = prunable(project, listing)
+    verb = "would remove" if args.dry_run else "removed"
+    for item in found:
+        if not args.dry_run:
+            project.store.remove(item.path)
+        _out(f"{verb} {_shown(project, item.path)}: {item.why}")
+    for run in suspect:
+        print(
+            f"pinb: kept {_shown(project, run.path)}: {run.problem}; remove it with `pinb runs rm {run.record.run_id}`",
+            file=sys.stderr,
+        )
+    _out(f"{len(found)} run folder(s) {verb}")
+    return 0
 
 
 def cmd_fingerprint(args: argparse.Namespace) -> int:

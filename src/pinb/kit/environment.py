@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+import re
 import subprocess
 import sys
 from importlib import metadata
@@ -21,7 +22,54 @@ def package_version(name: str) -> str | None:
         return None
 
 
-_OUTPUT_DIRS = (":(exclude)runs", ":(exclude)reports")
+_OUTPUT_DIRS = (":(exclude)runs", ":(exclude)reports", ":(exclude)README.md")
+_REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def runtime_dependencies() -> tuple[str, ...]:
+    """The distributions pinb itself requires (its extras aside), as its installed metadata names them."""
+    try:
+        requirements = metadata.requires("pinb") or []
+    except metadata.PackageNotFoundError:  # pinb run from a source tree without being installed
+        return _PACKAGES
+    names = []
+    for requirement in requirements:
+        if "extra ==" in requirement.replace("extra==", "extra =="):
+            continue
+        found = _REQUIREMENT_NAME.match(requirement)
+        if found and found.group(1).lower() not in names:
+            names.append(found.group(1).lower())
+    return tuple(names)
+
+
+def reuse_key(backend: str) -> dict[str, str]:
+    """The environment that can change a run's outcomes: `pinb verify` re-uses a run only where this is equal.
+
+    Python's version, the operating system and machine type (not the kernel build), the version of each of pinb's
+    runtime dependencies, and for `pi@…` runs the Node version and every resolved `@earendil-works/*` version.
+    """
+    key = {"python": platform.python_version(), "platform": f"{platform.system()}-{platform.machine()}"}
+    key |= {name: package_version(name) or "not installed" for name in runtime_dependencies()}
+    if backend.startswith("pi@"):
+        node, packages, _ = pi_environment(backend.split("@", 1)[1])
+        key["node"] = node or "unknown"
+        key |= dict(sorted(packages.items()))
+    return key
+
+
+def pi_installed(version: str) -> bool | None:
+    """Whether the reference bridge can run Pi `version` here; None when there is no bridge to ask."""
+    try:
+        from pinb.scenario import reference
+    except ImportError:
+        return None
+    check = getattr(reference, "is_installed", None)
+    if check is None:  # a bridge that does not say is not second-guessed
+        return None
+    try:
+        return bool(check(version))
+    except Exception:
+        return False
 
 
 def git_state(root: Path) -> tuple[str | None, bool | None]:

@@ -93,7 +93,7 @@ class Inputs(BaseModel):
 
     def environment_differences(self, other: Inputs) -> list[str]:
         """`python 3.11.7 → 3.12.1` for each entry of the environment that differs from `self` (a past run) to now."""
-        names = sorted(set(self.environment) | set(other.environment))
+        names = dict.fromkeys([*other.environment, *self.environment])  # python and platform first
         return [
             f"{name} {self.environment.get(name, 'unknown')} → {other.environment.get(name, 'none')}"
             for name in names

@@ -235,6 +235,39 @@ class RunStore:
                 return run
         raise KitError(f"no readable run {run_id} in {self.root}")
 
+    def locate(self, run_id: str) -> Path:
+        """The folder of run `run_id` in any chapter, readable or not."""
+        validate_run_id(run_id)
+        if self.root.is_dir():
+            for folder in sorted(self.root.iterdir()):
+                candidate = folder / run_id
+                if CHAPTER_ID_RE.match(folder.name) and candidate.is_dir() and not candidate.is_symlink():
+                    return candidate
+        raise KitError(f"no run {run_id} in {self.root}")
+
+    def remove(self, folder: Path) -> None:
+        """Delete one run folder (or a leftover temporary one) of this store."""
+        folder = Path(folder)
+        if folder.parent.parent.resolve() != self.root.resolve() or folder.is_symlink():
+            raise KitError(f"{folder} is not a run folder of {self.root}")
+        try:
+            shutil.rmtree(folder)
+        except OSError as exc:
+            raise KitError(f"cannot remove {folder}: {exc.strerror or exc}") from None
+
+    def leftovers(self) -> list[Path]:
+        """Temporary folders of runs whose writing process is gone."""
+        found = []
+        if self.root.is_dir():
+            for folder in sorted(self.root.iterdir()):
+                if CHAPTER_ID_RE.match(folder.name) and folder.is_dir():
+                    found += [
+                        entry
+                        for entry in sorted(folder.iterdir())
+                        if entry.name.startswith(TMP_PREFIX) and entry.is_dir() and not _owner_alive(entry.name)
+                    ]
+        return found
+
     def check(self) -> tuple[list[StoredRun], list[StoreProblem]]:
         """Verify every run against its evidence; return the runs checked and every mismatch or problem."""
         listing = self.list()

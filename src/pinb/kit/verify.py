@@ -21,6 +21,8 @@ from pinb.kit._imports import skip_unused_schema_extras
 from pinb.kit.notebook import check_parameters, inspect_notebook
 from pinb.kit.project import ChapterLike, Project, backend_name, default_parameters
 from pinb.kit.record import Inputs
+from pinb.kit.reproduction import verify_line
+from pinb.kit.status import ClaimStatus, chapter_statuses
 from pinb.kit.stop import ignore_stop_signals, stop_requests
 from pinb.kit.store import RunStore, StoredRun
 
@@ -42,6 +44,8 @@ class VerifyOptions:
     parameters: dict[str, Any] = field(default_factory=dict)
     command: str = "pinb verify"
     progress: bool = True
+    #: After recording a run, rewrite `reports/` and the README's ledger table where the project has them.
+    refresh_ledger: bool = True
 
 
 @dataclass
@@ -52,12 +56,22 @@ class ChapterResult:
     cached: bool = False
     #: Why the kit could not produce a run at all.
     error: str | None = None
+    #: The backend it ran on (`standin`, `pi@1.6.0`).
+    backend: str = ""
+    #: The latest completed run of the chapter on this backend and parameters before this verify: what reproduces.
+    previous: StoredRun | None = None
+    #: The chapter's status on this backend after the run (what `pinb status --backend` now says).
+    statuses: list[ClaimStatus] = field(default_factory=list)
+    #: One line: did the outcomes reproduce (`verify_line`).
+    reproduction: str = ""
 
 
 @dataclass
 class VerifyResult:
     results: list[ChapterResult]
     interrupted: bool = False
+    #: Files the ledger refresh rewrote (`reports/…`, `README.md`).
+    refreshed: list[Path] = field(default_factory=list)
 
 
 def plan(project: Project, options: VerifyOptions) -> tuple[list[ExecutionRequest], list[ChapterResult]]:
@@ -77,27 +91,39 @@ def plan(project: Project, options: VerifyOptions) -> tuple[list[ExecutionReques
         raise KitError("no chapters are registered")
     parameters = default_parameters(backend) | dict(options.parameters)
     listing = project.store.list()
+    here = environment.reuse_key(backend)
     todo: list[tuple[ChapterLike, Path, Inputs]] = []
     results: list[ChapterResult] = []
     for chapter in chapters:
         notebook = project.notebook_path(chapter)
         info = inspect_notebook(notebook)
         check_parameters(notebook, info, parameters)
-        inputs = project.current_inputs(chapter, backend, parameters)
-        result = ChapterResult(chapter=chapter)
+        inputs = project.current_inputs(chapter, backend, parameters).model_copy(update={"environment": here})
+        completed = [
+            run
+            for run in listing.runs
+            if run.record.chapter == chapter.id
+            and run.record.backend == backend
+            and run.record.inputs.parameters == parameters
+            and run.record.status == "completed"
+            and run.verified
+        ]
+        result = ChapterResult(chapter=chapter, backend=backend, previous=completed[-1] if completed else None)
         results.append(result)
-        if not options.force:
-            cached = [
-                run
-                for run in listing.runs
-                if run.record.chapter == chapter.id and run.record.status == "completed" and run.record.inputs == inputs
-            ]
-            if cached:
-                result.run, result.cached = cached[-1], True
-                continue
+        # re-used only on equal inputs *and* environment: on another machine the notebook runs again
+        cached = [run for run in completed if run.record.inputs == inputs]
+        if cached and not options.force:
+            result.run, result.cached = cached[-1], True
+            continue
         todo.append((chapter, notebook, inputs))
     if not todo:
         return [], results
+    if options.backend == "pi" and environment.pi_installed(backend.split("@", 1)[1]) is False:
+        version = backend.split("@", 1)[1]
+        raise KitError(
+            f"Pi {version} is not installed here, so nothing was run or recorded: "
+            f"run `pinb reference install --pi-version {version}` (it needs Node and npm)"
+        )
     project.store.ensure_writable()
     skip_unused_schema_extras()
     from pinb.kit.execute import ExecutionRequest  # papermill and nbformat load only when something runs
@@ -127,17 +153,32 @@ def verify(project: Project, options: VerifyOptions) -> VerifyResult:
     requests, results = plan(project, options)
     by_chapter = {result.chapter.id: result for result in results}
     outcome = VerifyResult(results=results)
-    if not requests:
-        return outcome
-    bar = tqdm(total=len(requests), desc="pinb verify", unit="notebook", disable=None if options.progress else True)
-    try:
-        if options.jobs == 1 or len(requests) == 1:
-            outcome.interrupted = _run_sequential(requests, project.store, by_chapter, bar)
-        else:
-            outcome.interrupted = _run_parallel(requests, project.store, by_chapter, bar, options.jobs)
-    finally:
-        bar.close()
+    if requests:
+        bar = tqdm(total=len(requests), desc="pinb verify", unit="notebook", disable=None if options.progress else True)
+        try:
+            if options.jobs == 1 or len(requests) == 1:
+                outcome.interrupted = _run_sequential(requests, project.store, by_chapter, bar)
+            else:
+                outcome.interrupted = _run_parallel(requests, project.store, by_chapter, bar, options.jobs)
+        finally:
+            bar.close()
+    _conclude(project, outcome)
+    if options.refresh_ledger and any(item.run is not None and not item.cached for item in results):
+        from pinb.kit import ledger
+
+        outcome.refreshed = ledger.refresh(project)
     return outcome
+
+
+def _conclude(project: Project, outcome: VerifyResult) -> None:
+    """Each chapter's status on its backend now, and whether its outcomes reproduced."""
+    listing = project.store.list()
+    by_id = {run.record.run_id: run for run in listing.runs}
+    for item in outcome.results:
+        if item.run is not None:  # read back: the stored run, verified like any other
+            item.run = by_id.get(item.run.record.run_id, item.run)
+        item.statuses = chapter_statuses(project, item.chapter, listing.runs, item.backend)
+        item.reproduction = verify_line(item.run, item.previous, cached=item.cached, error=item.error)
 
 
 def execute_run(request: ExecutionRequest, store: RunStore) -> StoredRun:

@@ -1,0 +1,76 @@
+"""The committed ledger: `reports/<chapter>.md`, `reports/<chapter>.json` and the README's ledger table.
+
+Each is rendered from the run store and the registry alone, never from the machine reading them: the same runs
+give the same text on every machine (the reports say which environment each run was recorded in). `pinb verify`
+rewrites them after recording a run, `pinb report --all` on demand, and `pinb report --all --check` (and a test)
+says which committed ones differ from what the runs give.
+
+A project opts in by having a `reports/` folder, or a README with the markers below.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pinb.errors import KitError
+from pinb.kit.project import Project
+from pinb.kit.report import build_report, render_json, render_markdown
+from pinb.kit.status import chapter_statuses
+from pinb.kit.summary import summary_markdown
+
+REPORTS_DIR = "reports"
+README = "README.md"
+START = "<!-- ledger:start -->"
+END = "<!-- ledger:end -->"
+
+
+def rendered(project: Project, *, force_reports: bool = False) -> dict[Path, str]:
+    """Every ledger file the project keeps, as the run store renders it now."""
+    runs = project.store.list().runs
+    files: dict[Path, str] = {}
+    reports = project.root / REPORTS_DIR
+    if force_reports or reports.is_dir():
+        for chapter in project.chapters.values():
+            report = build_report(project, chapter, runs)
+            files[reports / f"{chapter.id}.md"] = render_markdown(report)
+            files[reports / f"{chapter.id}.json"] = render_json(report)
+    readme = project.root / README
+    text = _read(readme)
+    if text is not None and START in text and END in text:
+        chapters = project.chapters.values()
+        statuses = [status for chapter in chapters for status in chapter_statuses(project, chapter, runs)]
+        files[readme] = replace_block(text, summary_markdown(statuses))
+    return files
+
+
+def replace_block(text: str, table: str) -> str:
+    before, _, rest = text.partition(START)
+    _, _, after = rest.partition(END)
+    return f"{before}{START}\n{table}{END}{after}"
+
+
+def stale(project: Project) -> list[Path]:
+    """The ledger files whose committed text differs from what the runs give (missing ones included)."""
+    return [path for path, text in rendered(project).items() if _read(path) != text]
+
+
+def refresh(project: Project, *, force_reports: bool = False) -> list[Path]:
+    """Rewrite the ledger files that differ; return them."""
+    changed = []
+    for path, text in rendered(project, force_reports=force_reports).items():
+        if _read(path) == text:
+            continue
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise KitError(f"cannot write {path}: {exc.strerror or exc}") from None
+        changed.append(path)
+    return changed
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None

@@ -264,7 +264,7 @@ class RunStore:
                     found += [
                         entry
                         for entry in sorted(folder.iterdir())
-                        if entry.name.startswith(TMP_PREFIX) and entry.is_dir() and not _owner_alive(entry.name)
+                        if entry.name.startswith(TMP_PREFIX) and entry.is_dir() and _leftover(entry.name)
                     ]
         return found
 

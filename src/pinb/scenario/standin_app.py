@@ -351,6 +351,10 @@ def start_like_javascript(coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any] |
             if waiting is None:  # a bare yield: asyncio.sleep(0)
                 await asyncio.sleep(0)
             else:
+                if asyncio.isfuture(waiting):
+                    # The future came out of coro.send(), not a Task's step, so nobody reset the flag its await
+                    # set; awaiting it again while pending would raise "await wasn't used with future".
+                    waiting._asyncio_future_blocking = False
                 try:
                     await waiting
                 except asyncio.CancelledError:

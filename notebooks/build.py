@@ -29,6 +29,7 @@ pi_version = "1.6.0"  # for backend "pi": 1.6.0, or 1.0.3 (agent-core claims onl
 install_pi_packages = False  # for backend "pi": install Node 22 and the pinned Pi packages if missing
 artifacts_dir = None  # where the traces are written (set by pinb verify)
 pinb_pip_spec = ""  # Colab: where to install pinb from when it is not importable (a git URL or a wheel)
+counterfactual = ""  # "first" or a fault name: also show each claim's verdict under a stand-in fault (not recorded)
 {knobs}
 """
 
@@ -67,6 +68,10 @@ if backend == "pi":
 
 run = ChapterRun({chapter!r}, backend, pi_version, knobs=dict({knob_names}), artifacts_dir=artifacts_dir)
 print("checking", {chapter!r}, "on", run.label)
+if counterfactual:  # off by default: each check also shows what it would say had Pi behaved otherwise
+    from pinb.testing.counterfactual import attach
+
+    attach(run, counterfactual)
 """
 
 

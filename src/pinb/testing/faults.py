@@ -611,6 +611,19 @@ def _notify_honoured() -> list[Patch]:
     return [(runner, "call_handler", build)]
 
 
+@fault("system-prompt-override-ignored", "a system prompt returned by before_agent_start is ignored")
+def _override_ignored() -> list[Patch]:
+    def build(orig: Any) -> Any:
+        async def emit_before_agent_start(self: Any, *args: Any, **kwargs: Any) -> Any:
+            outcome = await orig(self, *args, **kwargs)
+            outcome.system_prompt_options.force_system_prompt = None
+            return outcome
+
+        return emit_before_agent_start
+
+    return [(_runner(), "emit_before_agent_start", build)]
+
+
 @fault(
     "system-prompt-override-sticks",
     "a system prompt returned by before_agent_start becomes the base prompt for every later run",
@@ -768,6 +781,11 @@ def _core_needs_app() -> list[Patch]:
     return [(standin, "_run_agent_layer", build)]
 
 
+@fault("skill-command-not-expanded", "a /skill:name prompt is sent as typed: the skill's instructions never enter")
+def _skill_not_expanded() -> list[Patch]:
+    return [(_session(), "_expand_skill_command", lambda orig: lambda self, text: text)]
+
+
 # --- the chapter 16 guard extension (the scenario harness's port of the book's code) -----------------------------
 
 
@@ -811,6 +829,19 @@ def _guard_no_ui() -> list[Patch]:
 
     return [
         (standin_app, "_guard", lambda orig: lambda action: orig(action.model_copy(update={"confirm_with_ui": False})))
+    ]
+
+
+@fault("guard-asks-another-question", "the guard's confirm dialog asks a question other than the book's")
+def _guard_title() -> list[Patch]:
+    from pinb.scenario import standin_app
+
+    return [
+        (
+            standin_app,
+            "_guard",
+            lambda orig: lambda action: orig(action.model_copy(update={"confirm_title": "Run this command?"})),
+        )
     ]
 
 

@@ -7,6 +7,7 @@ These check pinb's model of Pi (which follows Pi 1.6.0's code); they say nothing
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from pinb.chapters import probing
@@ -274,8 +275,43 @@ async def context_skills(params: Params) -> tuple[Finding, probing.Shown]:
     return Finding(
         holds,
         f"skill description in the prompt: {'Write release notes' in prompt}; skill instructions in the prompt: "
-        f"{'SKILL BODY' in prompt} (they enter only when the skill file is read)",
+        f"{'SKILL BODY' in prompt}",
     ), shown
+
+
+async def context_skill_on_demand(params: Params) -> tuple[Finding, probing.Shown]:
+    """Both halves: a plain prompt carries only the skill's description; `/skill:name` brings its instructions."""
+    from pinb.ai.faux import faux_assistant_message, faux_text
+    from pinb.ai.types import message_text
+    from pinb.app.resources import VirtualFS, Workspace
+    from pinb.app.session import create_agent_session
+    from pinb.app.tools import create_read_tool
+
+    fs = VirtualFS({**BASE_FILES, "/project/app/.pi/skills/release-notes/SKILL.md": SKILL})
+    provider = probing.faux(*(faux_assistant_message([faux_text(t)]) for t in ("one", "two")))
+    session = await create_agent_session(
+        stream_fn=provider.stream,
+        cwd="/project/app",
+        workspace=Workspace(fs=fs, cwd="/project/app"),
+        tools=[create_read_tool(fs, "/project/app")],
+    )
+    await session.prompt("Draft the notes.")
+    await session.prompt("/skill:release-notes draft the notes")
+    session.dispose()
+    seen = []
+    for request in provider.requests:
+        users = [message_text(m) for m in request.context.messages if getattr(m, "role", "") == "user"]
+        prompt = _request_prompt(request)
+        seen.append(
+            ("Write release notes" in prompt, "SKILL BODY" in prompt, "SKILL BODY" in (users[-1] if users else ""))
+        )
+    holds = len(seen) == 2 and seen[0] == (True, False, False) and seen[1] == (True, False, True)
+    return Finding(
+        holds,
+        "(description in the system prompt, instructions in the system prompt, instructions in the last user "
+        f"message) per request: plain prompt {seen[0] if seen else None}, after /skill:release-notes "
+        f"{seen[1] if len(seen) > 1 else None}",
+    ), {}
 
 
 async def context_table_system_prompt(params: Params) -> tuple[Finding, probing.Shown]:
@@ -344,11 +380,20 @@ async def request_assembled(params: Params) -> tuple[Finding, probing.Shown]:
         )
 
     a, b, c = await one(["read"]), await one(["read"]), await one(["read", "grep"])
-    holds = a == b and a[1] == c[1] and a[2] != c[2]
+    # Assembled from parts: the same parts give the same request, and adding a tool changes what is built from the
+    # tool list (the declared tools, and the prompt's lines that name the tool), nothing else.
+    prompt_changes = [
+        line[1:].strip()
+        for line in difflib.ndiff(a[0].splitlines(), c[0].splitlines())
+        if line[:1] in "+-" and line[1:].strip()
+    ]
+    prompt_rebuilt = all("grep" in line for line in prompt_changes)
+    holds = a == b and a[1] == c[1] and c[2] == [*a[2], "grep"] and prompt_rebuilt
     return Finding(
         holds,
-        f"same parts → same request: {a == b}; adding a tool changed the tools {a[2]} → {c[2]}, the messages "
-        f"unchanged: {a[1] == c[1]}, the system prompt unchanged: {a[0] == c[0]}",
+        f"same parts → same request: {a == b}; adding a tool changed the declared tools {a[2]} → {c[2]}, the "
+        f"messages unchanged: {a[1] == c[1]}; system prompt lines that changed: {prompt_changes} (all name the "
+        f"added tool: {prompt_rebuilt})",
     ), {}
 
 
@@ -447,7 +492,7 @@ EXPERIMENTS: dict[str, ProbeExperiment] = {
     "context.append-system-additive": ProbeExperiment(context_append),
     "context.system-md-replaces": ProbeExperiment(context_system_md),
     "context.skill-descriptions-always": ProbeExperiment(context_skills),
-    "context.skill-instructions-on-demand": ProbeExperiment(context_skills),
+    "context.skill-instructions-on-demand": ProbeExperiment(context_skill_on_demand),
     "inputs.table-system-prompt": ProbeExperiment(context_table_system_prompt),
     "inputs.table-active-branch": ProbeExperiment(table_active_branch),
     "inputs.table-tools": ProbeExperiment(table_tools),

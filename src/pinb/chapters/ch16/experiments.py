@@ -33,7 +33,8 @@ def _guard(params: Params) -> dict[str, dict[str, Any]]:
             "Push my branch.",
             [sc.calls(sc.call("bash", {"command": command})), sc.text("Done.")],
             tools=[sc.bash_tool(stdout=BASH_OUTPUT)],
-            extensions=[guard_extension()],
+            # A second extension watches the dialogs the guard opens (ui_prompt_start names the dialog's title).
+            extensions=[guard_extension(), sc.extension("ui-watch", sc.handler("ui_prompt_start", "watch"))],
             ui=ui,
         )
     return out
@@ -66,15 +67,33 @@ def judge_blocks_force_push(traces: dict[str, Trace]) -> Finding:
     return Finding(holds, f"without a UI the handler returned {returned}; the model saw {result.get('text')!r}")
 
 
+def book_dialog_title() -> str:
+    """The confirm dialog's title as the chapter prints it (the first string passed to `ctx.ui.confirm(`)."""
+    import re
+
+    from pinb.chapters.registry import claim_spec
+
+    quote = " ".join(claim_spec("pi-16.guard.confirm-with-ui").quotes)
+    found = re.search(r'ui\.confirm\(\s*"([^"]*)"', quote)
+    return found.group(1) if found else ""
+
+
 def judge_confirm_with_ui(traces: dict[str, Trace]) -> Finding:
     yes, no = _bash_result(traces["ui-yes"]), _bash_result(traces["ui-no"])
-    prompts = [ln.get("kind") for ln in tq.core(traces["ui-yes"]) if ln.get("type") == "ui_prompt_start"]
-    holds = yes.get("text") == BASH_OUTPUT and not yes.get("isError")
+    dialogs = {
+        name: [(ln.get("kind"), ln.get("title")) for ln in tq.ext_lines(traces[name], "ui_prompt_start")]
+        for name in ("ui-yes", "ui-no", "no-ui")
+    }
+    title = book_dialog_title()
+    asked = dialogs["ui-yes"] == dialogs["ui-no"] == [("confirm", title)] and bool(title)
+    holds = asked and not dialogs["no-ui"]
+    holds = holds and yes.get("text") == BASH_OUTPUT and not yes.get("isError")
     holds = holds and no.get("isError") is True and no.get("text") == "Blocked by review-guard extension"
     return Finding(
         holds,
-        f"UI answers yes → tool ran: {yes.get('text')!r}; UI answers no → {no.get('text')!r}; "
-        f"UI prompts seen: {prompts or 'none traced'}",
+        f"dialogs opened with a UI: {dialogs['ui-yes']}, without one: {dialogs['no-ui']}; UI answers yes → tool "
+        f"ran: {yes.get('text')!r}; UI answers no → {no.get('text')!r}",
+        f"expected the book's title {title!r}; the dialog's message (raw.slice(0, 200)) is not in the trace",
     )
 
 
@@ -613,9 +632,7 @@ def _inject(params: Params) -> dict[str, dict[str, Any]]:
 
 def judge_before_agent_start(traces: dict[str, Trace], params: Params) -> Finding:
     finding = common.judge_branch_injection(traces, params)
-    return Finding(
-        finding.holds, "inject a message: " + finding.evidence, "replacing the system prompt: stand-in probe"
-    )
+    return Finding(finding.holds, "inject a message: " + finding.evidence)
 
 
 def _mutate(params: Params) -> dict[str, dict[str, Any]]:

@@ -116,7 +116,7 @@ async def session_shutdown(params: Params) -> tuple[Finding, probing.Shown]:
     await session.shutdown("quit")
     holds = reasons == ["quit"]
     return Finding(
-        holds, f"session_shutdown reached the handler with reasons {reasons} (the host's exit path, as in Pi)"
+        holds, f"after session.shutdown('quit') the handler received session_shutdown with reasons {reasons}"
     ), {}
 
 
@@ -230,10 +230,40 @@ async def session_before_compact(params: Params) -> tuple[Finding, probing.Shown
     return judge_before_compact(cancel, supply), {"cancel": cancel, "supply": supply}
 
 
+async def before_agent_start_replace(params: Params) -> tuple[Finding, probing.Shown]:
+    """A before_agent_start handler that returns `systemPrompt` replaces the prompt the model receives."""
+    from pinb.ai.faux import faux_assistant_message, faux_text
+    from pinb.ai.transcript import get_current_system_prompt
+    from pinb.app.extensions.results import BeforeAgentStartEventResult
+
+    replacement = str(params.get("replacement_prompt", "You answer in haiku."))
+
+    def extension(pi: Any) -> None:
+        pi.on("before_agent_start", lambda event, ctx: BeforeAgentStartEventResult(system_prompt=replacement))
+
+    provider = probing.faux(faux_assistant_message([faux_text("ok")]), faux_assistant_message([faux_text("ok")]))
+    plain_provider = probing.faux(faux_assistant_message([faux_text("ok")]))
+    session = await probing.session_with(provider, [("replacer", extension)])
+    plain = await probing.session_with(plain_provider)
+    await session.prompt("hello")
+    await plain.prompt("hello")
+    session.dispose()
+    plain.dispose()
+    received = [get_current_system_prompt(r.context.messages) for r in provider.requests]
+    base = [get_current_system_prompt(r.context.messages) for r in plain_provider.requests]
+    holds = received == [replacement] and base != [replacement] and bool(base and base[0])
+    return Finding(
+        holds,
+        f"with the handler the model received the system prompt {received[0] if received else None!r}; without "
+        f"it, a prompt of {len(base[0]) if base else 0} characters starting {base[0][:40] if base else ''!r}",
+    ), {}
+
+
 EXPERIMENTS: dict[str, ProbeExperiment] = {
     "dispatch.declared-result-type": ProbeExperiment(declared_result_type),
     "settle.unconditional-can-loop": ProbeExperiment(unconditional_loop),
     "events.project-trust": ProbeExperiment(project_trust),
     "events.session-shutdown": ProbeExperiment(session_shutdown),
+    "events.before-agent-start-replace": ProbeExperiment(before_agent_start_replace),
     "events.session-before-compact": ProbeExperiment(session_before_compact),
 }

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from pinb.app.yaml12 import load_yaml12
 from pinb.errors import UsageError
 
 __all__ = [
@@ -198,16 +199,15 @@ def discover_append_system_prompt_file(workspace: Workspace) -> str | None:
 
 
 def parse_frontmatter(content: str) -> tuple[dict[str, Any], str]:
-    """Pi's ``parseFrontmatter``: YAML between a leading ``---`` and the next ``\\n---``, then the body."""
-    import yaml  # papermill's dependency; YAML 1.1 where Pi's parser is 1.2 (``yes`` is a boolean here)
-
+    """Pi's ``parseFrontmatter``: YAML 1.2 (core schema) between a leading ``---`` and the next ``\\n---``, then the
+    body. ``disable-model-invocation: yes`` is the string "yes" there, not true."""
     text = _strip_bom(content).replace("\r\n", "\n").replace("\r", "\n")
     if not text.startswith("---"):
         return {}, text
     end = text.find("\n---", 3)
     if end == -1:
         return {}, text
-    parsed = yaml.safe_load(text[4:end]) or {}
+    parsed = load_yaml12(text[4:end]) or {}
     if not isinstance(parsed, dict):
         parsed = {}
     return parsed, text[end + 4 :].strip()

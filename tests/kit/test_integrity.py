@@ -4,7 +4,11 @@ tests/regressions/test_tampered_runs_are_not_counted.py)."""
 from __future__ import annotations
 
 import json
+import os
 import stat
+import time
+
+import pytest
 
 from pinb.kit.project import Project
 from pinb.kit.status import chapter_statuses
@@ -57,3 +61,31 @@ def test_a_record_that_lists_an_artefact_outside_its_run(project: Project, recor
         "record does not match its notebook: artefact path '../../notebooks/holds.ipynb' is not a plain path inside "
         "the run"
     )
+
+
+def test_the_verification_cache_never_outlives_an_edit(
+    project: Project, record_run: RecordRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pinb.kit import integrity
+
+    run = record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")])
+    # files younger than two seconds are never answered from the cache (timestamps can be coarser than an edit)
+    assert project.store.list().runs[0].problem is None
+    assert not (project.runs_dir / ".verified.json").exists()
+    later = time.time_ns() + 10_000_000_000
+    monkeypatch.setattr(integrity.time, "time_ns", lambda: later)
+    assert project.store.list().runs[0].problem is None
+    cached = json.loads((project.runs_dir / ".verified.json").read_text())["runs"]
+    assert list(cached) == [f"kt-01-chapter/{run.record.run_id}"]
+    # the same size, the same modification time: the change time still moves
+    notebook = run.path / "executed.ipynb"
+    info = notebook.stat()
+    notebook.chmod(0o644)
+    notebook.write_bytes(notebook.read_bytes().replace(b'"2"', b'"3"'))
+    os.utime(notebook, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert notebook.stat().st_size == info.st_size
+    assert project.store.list().runs[0].problem == (
+        "record does not match its notebook: executed.ipynb was changed (its sha256 differs from the record's)"
+    )
+    (project.runs_dir / ".verified.json").write_text("{not json")
+    assert project.store.list().runs[0].problem is not None

@@ -12,14 +12,23 @@ A run counts only when all of these hold:
   and a `completed` record's notebook records no exception;
 - no other run has the same executed notebook (a copied run).
 
+A run's verdict is cached in `<runs>/.verified.json`, keyed by the size, modification time, change time and inode
+of every file in its folder: any edit, copy or added file changes the change time (which no tool sets back), so
+the cache only saves re-reading runs nothing touched since they were last verified.
+
 This catches edits and accidents. It is not a signature: someone who rewrites the notebook's metadata and
 recomputes every hash can forge a record, and only the project's history (git) shows it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import os
 import re
+import stat
+import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path, PurePosixPath
@@ -183,3 +192,78 @@ def shared_notebooks(runs: list[tuple[str, str]]) -> dict[str, str]:
             others = ", ".join(other for other in run_ids if other != run_id)
             found[run_id] = f"{MISMATCH}: its executed notebook is the same file as run {others}'s (a copied run)"
     return found
+
+
+CACHE_FILE = ".verified.json"
+_SETTLED_NS = 2_000_000_000
+
+
+class VerificationCache:
+    """`check_run` answers for run folders whose files are unchanged since they were last verified."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.path = root / CACHE_FILE
+        self.rules = _rules_version()
+        self.entries: dict[str, Any] = {}
+        self.seen: set[str] = set()
+        self.changed = False
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if isinstance(data, dict) and data.get("rules") == self.rules and isinstance(data.get("runs"), dict):
+            self.entries = data["runs"]
+
+    def check(self, folder: Path, record: RunRecord) -> str | None:
+        key = f"{folder.parent.name}/{folder.name}"
+        self.seen.add(key)
+        signature = _signature(folder)
+        cached = self.entries.get(key)
+        if isinstance(cached, dict) and cached.get("signature") == signature:
+            return cached.get("problem")
+        problem = check_run(folder, record)
+        # a file changed in the last moments could change again within the file system's timestamp granularity
+        # without its times moving: such a run is verified again next time, never answered from the cache
+        newest = max((entry[4] for entry in signature), default=0)
+        if newest < time.time_ns() - _SETTLED_NS:
+            self.entries[key] = {"signature": signature, "problem": problem}
+            self.changed = True
+        return problem
+
+    def save(self) -> None:
+        """Write the cache back when it changed (a read-only store just goes without)."""
+        kept = {key: value for key, value in self.entries.items() if key in self.seen or (self.root / key).is_dir()}
+        if not self.changed and len(kept) == len(self.entries):
+            return
+        data = {"rules": self.rules, "runs": dict(sorted(kept.items()))}
+        tmp = self.path.with_name(f"{CACHE_FILE}.{os.getpid()}")
+        with contextlib.suppress(OSError):
+            tmp.write_text(json.dumps(data), encoding="utf-8")
+            os.replace(tmp, self.path)
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def _signature(folder: Path) -> list[list[Any]]:
+    entries = []
+    for directory, subdirs, files in os.walk(folder):
+        here = Path(directory)
+        for name in [*files, *subdirs]:
+            try:
+                info = (here / name).lstat()
+            except OSError:
+                continue
+            relative = (here / name).relative_to(folder).as_posix()
+            kind = stat.S_IFMT(info.st_mode)
+            entries.append([relative, kind, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino])
+    return sorted(entries)
+
+
+def _rules_version() -> str:
+    """The verification rules' own source: a cache written under other rules is not used."""
+    digest = hashlib.sha256()
+    for module in (Path(__file__), Path(__file__).with_name("evidence.py")):
+        with contextlib.suppress(OSError):
+            digest.update(module.read_bytes())
+    return digest.hexdigest()

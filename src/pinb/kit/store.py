@@ -30,7 +30,7 @@ from pydantic import ValidationError
 
 from pinb.errors import KitError, UsageError
 from pinb.kit.claims import CHAPTER_ID_RE, validate_chapter_id
-from pinb.kit.integrity import check_run, shared_notebooks
+from pinb.kit.integrity import VerificationCache, shared_notebooks
 from pinb.kit.record import EXECUTED_NOTEBOOK, RECORD_FILE, RUN_ID_RE, RunRecord
 
 TMP_PREFIX = ".tmp-"
@@ -167,11 +167,13 @@ class RunStore:
                     folders.append(entry)
                 else:
                     listing.problems.append(StoreProblem(entry, "foreign entry (not a chapter folder); skipped"))
+        cache = VerificationCache(self.root)
         for folder in folders:
             if not folder.is_dir():
                 continue
             for entry in sorted(folder.iterdir()):
-                self._read_entry(folder.name, entry, listing)
+                self._read_entry(folder.name, entry, listing, cache)
+        cache.save()
         listing.runs.sort(key=lambda run: (run.record.started_at, run.record.run_id))
         copies = shared_notebooks(
             [
@@ -189,7 +191,7 @@ class RunStore:
         ]
         return listing
 
-    def _read_entry(self, chapter: str, entry: Path, listing: Listing) -> None:
+    def _read_entry(self, chapter: str, entry: Path, listing: Listing, cache: VerificationCache) -> None:
         if entry.name.startswith(TMP_PREFIX):
             if _writer_alive(entry.name):
                 return  # a run being written right now by a live process
@@ -225,7 +227,7 @@ class RunStore:
                 StoreProblem(record_path, f"record says {record.chapter}/{record.run_id}; does not match its folder")
             )
             return
-        listing.runs.append(StoredRun(record=record, path=entry, problem=check_run(entry, record)))
+        listing.runs.append(StoredRun(record=record, path=entry, problem=cache.check(entry, record)))
 
     def get(self, run_id: str) -> StoredRun:
         validate_run_id(run_id)

@@ -133,6 +133,9 @@ def test_timeouts_and_a_dead_kernel_still_leave_their_notebook(project: Project)
         assert run.record.outcome(claim).outcome == "holds"
         assert (run.path / "executed.ipynb").is_file()
     assert slow.record.outcome("kt-04.time.finishes") is None
+    cells = json.loads((slow.path / "executed.ipynb").read_text())["cells"]
+    statuses = [c["metadata"]["papermill"]["status"] for c in cells if c["cell_type"] == "code"]
+    assert statuses[-2:] == ["failed", "pending"]  # the cell that timed out is marked; the next never ran
     deadline = verify(project, _options("kt-04-chapter", force=True, timeout=8.0))
     run = deadline.results[0].run
     assert (run.record.status, run.record.failure) == ("failed", "the notebook timed out after 8 s")

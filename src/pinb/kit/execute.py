@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -275,10 +276,19 @@ def _papermill_log_to(log: IO[bytes]) -> Iterator[None]:
 
 
 def _kill(kernels: list[AsyncKernelManager]) -> None:
+    """Kill each kernel, and what it started (a Node process of the `pi` backend): jupyter_client starts a kernel
+    in a session of its own, so its process group is the kernel and its children."""
     for manager in kernels:
         process = getattr(getattr(manager, "provisioner", None), "process", None)
-        if process is not None and process.poll() is None:
-            process.kill()
+        if process is None or process.poll() is not None:
+            continue
+        try:
+            if hasattr(os, "killpg") and os.getpgid(process.pid) == process.pid:
+                os.killpg(process.pid, signal.SIGKILL)
+                continue
+        except OSError:
+            pass
+        process.kill()
 
 
 def collect_outcomes(

@@ -8,14 +8,16 @@ over Pi's faux provider. Each half times only the ``prompt()`` call, best of ``-
 the stand-in/Pi ratio for N = 100, 1,000, 3,000 and each side's per-turn growth (goal: the stand-in's 3,000/100
 per-turn ratio <= 1.2).
 
-``traced`` (whole processes): the workload as a scenario (agent layer), run by ``pinb scenario run --backend
-standin -o TRACE`` and by real Pi's runner (``node reference/runner.mjs``) writing the same trace to a file, in turn,
-``--repeat`` times each. Prints wall and CPU seconds (medians), the stand-in/Pi ratio of each pair's wall time
-(goal: <= 1.0 at N = 1,000) and whether the two traces agree byte for byte after their ``meta`` lines. A traced
-run writes a model line per request carrying the whole context, so the trace grows with N squared (about 93 MB at
+``traced`` (whole processes): the workload as a scenario, run by ``pinb scenario run --backend standin -o TRACE``
+and by real Pi's runner (``node reference/runner.mjs``) writing the same trace to a file, in turn, ``--repeat`` times
+each. Prints wall and CPU seconds (medians), the stand-in/Pi ratio of each pair's wall time (goal: <= 1.0 at
+N = 1,000) and whether the two traces agree byte for byte after their ``meta`` lines. Layer agent by default;
+``--traced-layer app`` runs the application layer, where both sides also rebuild the session context on every
+request. A model line per request carries the whole context, so the trace grows with N squared (about 93 MB at
 N = 1,000): keep ``--traced-sizes`` modest.
 
-    python bench/core_vs_pi.py [--mode both|core|traced] [--repeat 3] [--sizes 100 1000 3000] [--traced-sizes 1000]
+    python bench/core_vs_pi.py [--mode both|core|traced] [--repeat 3] [--sizes 100 1000 3000]
+                               [--traced-sizes 1000] [--traced-layer agent|app]
 
 Needs the reference installed (`pinb reference install`). A benchmark, not a test.
 """
@@ -151,7 +153,7 @@ def compare_core(sizes: list[int], repeat: int) -> None:
 # --- traced, whole processes ---------------------------------------------------------------------------------------
 
 
-def scenario(turns: int) -> dict[str, object]:
+def scenario(turns: int, layer: str = "agent") -> dict[str, object]:
     """The workload as a scenario: the same prompt, tool and script as the core mode."""
     calls = [
         {
@@ -163,12 +165,16 @@ def scenario(turns: int) -> dict[str, object]:
     return {
         "id": f"bench-{turns}-turns",
         "description": f"{turns} turns: one word_count tool call each, then a final answer.",
-        "layer": "agent",
+        "layer": layer,
         "system_prompt": "You count words.",
         "prompt": "Count the words, turn after turn.",
         "tools": [{"name": "word_count", "behavior": {"kind": "word_count"}}],
         "responses": [*calls, {"content": [{"type": "text", "text": "done"}], "stopReason": "stop"}],
     }
+
+
+#: pinb bounds a scenario run to 60 s by default; a loaded machine can take longer at these sizes.
+LIMIT = ["--timeout", "3600"]
 
 
 def pinb_command() -> list[str]:
@@ -196,7 +202,7 @@ def after_meta(path: Path) -> bytes:
     return data[data.index(b"\n") + 1 :]
 
 
-def compare_traced(sizes: list[int], repeat: int) -> None:
+def compare_traced(sizes: list[int], repeat: int, layer: str) -> None:
     if not reference.is_installed(PI_VERSION):
         raise SystemExit(f"Pi {PI_VERSION} is not installed: run `pinb reference install --pi-version {PI_VERSION}`")
     node = [
@@ -207,8 +213,8 @@ def compare_traced(sizes: list[int], repeat: int) -> None:
     ]
     pinb = pinb_command()
     print(f"traced (whole processes): pinb scenario run --backend standin (Python {sys.version.split()[0]}) vs "
-          f"node reference/runner.mjs, Pi {PI_VERSION} (Node {reference.node_version()}); {repeat} pairs, in turn; "
-          "medians")  # fmt: skip
+          f"node reference/runner.mjs, Pi {PI_VERSION} (Node {reference.node_version()}); layer {layer}; "
+          f"{repeat} pairs, in turn; medians")  # fmt: skip
     print(
         f"{'turns':>6} {'trace MB':>9} {'stand-in s':>11} {'Pi s':>8} {'ratio':>6} {'pair ratios':>17}"
         f" {'stand-in cpu s':>15} {'Pi cpu s':>9} {'same trace':>11}"
@@ -217,9 +223,9 @@ def compare_traced(sizes: list[int], repeat: int) -> None:
         folder = Path(tmp)
         for n in sizes:
             path = folder / f"bench-{n}.json"
-            path.write_text(json.dumps(scenario(n)), encoding="utf-8")
+            path.write_text(json.dumps(scenario(n, layer)), encoding="utf-8")
             ours, theirs = folder / f"standin-{n}.jsonl", folder / f"pi-{n}.jsonl"
-            standin_cmd = [*pinb, "scenario", "run", str(path), "--backend", "standin", "-o", str(ours)]
+            standin_cmd = [*pinb, "scenario", "run", str(path), "--backend", "standin", "-o", str(ours), *LIMIT]
             pi_cmd = [*node, str(path)]
             timed(standin_cmd, None)  # warm-up: file caches, bytecode, Node's compile cache
             timed(pi_cmd, theirs)
@@ -246,13 +252,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per size and side (core: the fastest counts)")
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 3000], help="turns, core mode")
     parser.add_argument("--traced-sizes", type=int, nargs="+", default=[1000], help="turns, traced mode")
+    parser.add_argument("--traced-layer", choices=("agent", "app"), default="agent", help="scenario layer, traced mode")
     args = parser.parse_args()
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"load average (1, 5, 15 min) at start: {load}; {os.cpu_count()} CPUs")
     if args.mode in ("both", "core"):
         compare_core(args.sizes, args.repeat)
     if args.mode in ("both", "traced"):
-        compare_traced(args.traced_sizes, args.repeat)
+        compare_traced(args.traced_sizes, args.repeat, args.traced_layer)
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -84,3 +84,16 @@ def test_a_huge_handler_sleep_is_clamped_too() -> None:
 def test_a_time_limit_must_be_a_positive_number(bad: float) -> None:
     with pytest.raises(UsageError):
         run_on_standin(load_scenario(SCENARIOS / "agent-text-only.json"), timeout=bad)
+
+
+def test_conform_exits_2_when_a_scenario_runs_out_of_time(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from pinb.cli import main
+
+    data = json.loads((SCENARIOS / "agent-sleep-updates.json").read_text(encoding="utf-8"))
+    data["tools"][0]["behavior"]["ms"] = 600_000
+    (tmp_path / "agent-sleep-updates.json").write_text(json.dumps(data), encoding="utf-8")
+    (tmp_path / "traces" / "pi-1.6.0").mkdir(parents=True)
+    recorded = SCENARIOS / "traces" / "pi-1.6.0" / "agent-sleep-updates.jsonl"
+    (tmp_path / "traces" / "pi-1.6.0" / recorded.name).write_text(recorded.read_text(encoding="utf-8"))
+    assert main(["scenario", "conform", "--corpus", str(tmp_path), "--timeout", "0.3"]) == 2
+    assert "did not finish within its 0.3 s time limit" in capsys.readouterr().out

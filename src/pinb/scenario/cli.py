@@ -202,6 +202,8 @@ def cmd_conform(args: argparse.Namespace) -> int:
     _require_recorded(folder, args.pi_version)
     results = compare_corpus(args.pi_version, folder=folder, loose=args.loose, strict=args.strict, **_timeouts(args))
     print(render_table(results, args.pi_version))
+    if any(r.status == "error" for r in results):
+        return 2  # a scenario that could not run (a time limit, a bad file) was not compared
     return 1 if any(r.status == "differs" for r in results) else 0
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from pinb.backends import PI_MODELLED_VERSION, PI_RELEASES
 from pinb.chapters import registry
 from pinb.chapters.ledger import ClaimEntry, Ledger
 
@@ -25,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PARAMETERS = """\
 # Parameters (papermill and `pinb verify` inject their values in a cell right after this one).
 backend = "standin"  # "standin" (pinb's Python stand-in) or "pi" (the real Pi packages, through Node)
-pi_version = "1.6.0"  # for backend "pi": 1.6.0, or 1.0.3 (agent-core claims only)
+pi_version = "{pi_version}"  # for backend "pi": {pi_versions}
 install_pi_packages = False  # for backend "pi": install Node 22 and the pinned Pi packages if missing
 artifacts_dir = None  # where the traces are written (set by pinb verify)
 pinb_pip_spec = ""  # Colab: where to install pinb from when it is not importable (a git URL or a wheel)
@@ -104,7 +105,10 @@ def _parameters(knobs: dict[str, tuple[object, str]]) -> str:
         f"{name} = {json.dumps(value) if isinstance(value, str) else value!r}  # {what}"
         for name, (value, what) in knobs.items()
     ]
-    return PARAMETERS.format(knobs="\n".join(lines))
+    versions = ", or ".join(
+        f"{r.version}" + ("" if "app" in r.layers else " (agent-core claims only)") for r in PI_RELEASES
+    )
+    return PARAMETERS.format(knobs="\n".join(lines), pi_version=PI_MODELLED_VERSION, pi_versions=versions)
 
 
 def chapter_notebook(found: registry.ChapterFolder) -> Any:

@@ -12,5 +12,5 @@ Layers (each imports only the ones below it):
 
 __version__ = "0.1.0"
 
-#: The Pi release the stand-in models.
-PI_MODELLED_VERSION = "1.6.0"
+#: The Pi release the stand-in models (the first of `pinb.backends.PI_RELEASES`).
+from pinb.backends import PI_MODELLED_VERSION as PI_MODELLED_VERSION

@@ -5,9 +5,10 @@ claim with `check(...)` or the `checking(...)` context manager; either records a
 as an output with the MIME type `application/vnd.pinb.claim+json`, so the executed notebook is itself the
 evidence. The kit reads those outputs back into the run record; nothing is ever typed into a ledger by hand.
 
-Outcomes: `holds` (observed as the book says), `contradicted` (observed otherwise: a finding, never hidden),
-`error` (the check could not finish: an exception, or nothing recorded; never counts as holding), `skipped`
-(the check does not apply on this backend, with the reason).
+Outcomes as stored: `holds` (observed as the book says), `contradicted` (observed otherwise: a finding, never
+hidden), `error` (the check could not finish: an exception, or nothing recorded; never counts as holding),
+`skipped` (the check does not apply on this backend, with the reason). A person reads them in the one vocabulary
+of status and reports (`VERDICT`): OBSERVED, CONTRADICTED, ERROR, UNRUN (and STALE, which only status can say).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from pinb.backends import FAMILIES, LABEL_RE, Backend
 from pinb.errors import UsageError
 
 #: MIME type of a claim outcome display output; its data is `ClaimOutcome.model_dump(mode="json")`.
@@ -29,12 +31,22 @@ CLAIM_MIME = "application/vnd.pinb.claim+json"
 CLAIM_ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*(?:\.[a-z0-9]+(?:-[a-z0-9]+)*)+$")
 #: A chapter's stable id (`pi-16-chapter`); used as a folder name under `runs/`, so slugs only.
 CHAPTER_ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-#: A backend as recorded: `standin` or `pi@<version>`; a claim names backend families (`standin`, `pi`).
-BACKEND_RE = re.compile(r"^(standin|pi@[0-9A-Za-z.+-]+)$")
-BACKEND_FAMILIES = ("standin", "pi")
+#: A backend as recorded: `standin` or `pi@<version>` (`pinb.backends.Backend`); a claim names backend families.
+BACKEND_RE = LABEL_RE
+BACKEND_FAMILIES = FAMILIES
 
 Kind = Literal["runnable", "reported"]
 Outcome = Literal["holds", "contradicted", "error", "skipped"]
+#: What a person reads, everywhere: notebooks, `pinb runs list`, `pinb status`, reports.
+Verdict = Literal["OBSERVED", "CONTRADICTED", "ERROR", "STALE", "UNRUN"]
+VERDICTS: tuple[Verdict, ...] = ("OBSERVED", "CONTRADICTED", "ERROR", "STALE", "UNRUN")
+#: A stored outcome in the vocabulary a person reads.
+VERDICT: dict[Outcome, Verdict] = {
+    "holds": "OBSERVED",
+    "contradicted": "CONTRADICTED",
+    "error": "ERROR",
+    "skipped": "UNRUN",
+}
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -191,9 +203,9 @@ def use_backend(backend: str, pi_version: str | None = None) -> str:
     `use_backend("standin")`, `use_backend("pi", "1.6.0")` or `use_backend("pi@1.6.0")`. Returns the recorded form.
     """
     global _backend
-    name = f"pi@{pi_version}" if backend == "pi" and pi_version else backend
-    if not BACKEND_RE.match(name):
-        raise UsageError(f"invalid backend {name!r}: use 'standin' or 'pi' with a version")
+    if backend == "pi" and not pi_version:
+        raise UsageError("invalid backend 'pi': use 'standin' or 'pi' with a version")
+    name = Backend.parse(backend, pi_version).label
     _backend = name
     return name
 
@@ -297,12 +309,12 @@ def _record(claim_id: str, outcome: Outcome, evidence: str, detail: str, backend
     return result
 
 
-_SYMBOL = {"holds": "✔", "contradicted": "✘ FINDING", "error": "⚠ ERROR", "skipped": "– skipped"}
+_SYMBOL = {"holds": "✔", "contradicted": "✘", "error": "⚠", "skipped": "–"}
 _COLOUR = {"holds": "#1a7f37", "contradicted": "#cf222e", "error": "#9a6700", "skipped": "#57606a"}
 
 
 def render_text(outcome: ClaimOutcome) -> str:
-    line = f"{_SYMBOL[outcome.outcome]} {outcome.claim_id} [{outcome.outcome}]: {outcome.evidence}"
+    line = f"{_SYMBOL[outcome.outcome]} {VERDICT[outcome.outcome]} {outcome.claim_id}: {outcome.evidence}"
     return f"{line}\n    {outcome.detail}" if outcome.detail else line
 
 
@@ -310,8 +322,8 @@ def render_html(outcome: ClaimOutcome) -> str:
     detail = f"<br><small>{html.escape(outcome.detail)}</small>" if outcome.detail else ""
     return (
         f'<div class="pinb-claim pinb-{outcome.outcome}" style="border-left:4px solid {_COLOUR[outcome.outcome]};'
-        f'padding:2px 8px"><b>{html.escape(_SYMBOL[outcome.outcome])}</b> <code>{html.escape(outcome.claim_id)}'
-        f"</code> <i>{outcome.outcome}</i>: {html.escape(outcome.evidence)}{detail}</div>"
+        f'padding:2px 8px"><b>{_SYMBOL[outcome.outcome]} {VERDICT[outcome.outcome]}</b> '
+        f"<code>{html.escape(outcome.claim_id)}</code>: {html.escape(outcome.evidence)}{detail}</div>"
     )
 
 

@@ -28,7 +28,7 @@ async def test_unrun_claims_are_recorded_as_skipped_with_their_reason(capsys) ->
     ]
     assert reported.unrun and "fork" in reported.unrun and skipped[0].evidence == reported.unrun
     assert package.unrun and "cannot check" in package.unrun and skipped[1].evidence == package.unrun
-    assert "skipped" in capsys.readouterr().out
+    assert "– UNRUN pi-01.fork.refuse-session: reported, not run" in capsys.readouterr().out
     rows = {row["claim"]: row for row in run.summary_rows()}
     assert rows["pi-01.fork.refuse-session"]["status"] == "UNRUN"
     assert rows["pi-01.loop.turn-shape"]["why"] == "not checked in this run"

@@ -23,7 +23,7 @@ def test_check_records_holds_and_contradicted(capsys: pytest.CaptureFixture[str]
     assert (held.outcome, held.backend) == ("holds", "pi@1.6.0")
     assert (found.outcome, found.detail) == ("contradicted", "no block result")
     assert claims.recorded() == (held, found)
-    assert "✘ FINDING pi-16.guard.blocks-reset [contradicted]: git reset --hard ran" in capsys.readouterr().out
+    assert "✘ CONTRADICTED pi-16.guard.blocks-reset: git reset --hard ran" in capsys.readouterr().out
 
 
 def test_checking_records_what_the_block_said() -> None:

@@ -187,8 +187,8 @@ def test_runs_list_show_check(pinb, project: Project, record_run: RecordRun) -> 
     assert code == 0
     lines = out.splitlines()
     assert lines[0].split() == ["RUN", "CHAPTER", "BACKEND", "STATUS", "CLAIMS", "STARTED"]
-    assert lines[1].startswith(f"{first.record.run_id}  kt-01-chapter  standin  completed  1 holds")
-    assert "1 contradicted, 1 holds" in lines[2]
+    assert lines[1].startswith(f"{first.record.run_id}  kt-01-chapter  standin  completed  1 OBSERVED")
+    assert "1 OBSERVED, 1 CONTRADICTED" in lines[2]
     code, out, _ = pinb("runs", "list", "kt-02-chapter")
     assert len(out.splitlines()) == 2
     code, out, _ = pinb("runs", "show", second.record.run_id)

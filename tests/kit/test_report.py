@@ -155,11 +155,11 @@ def test_every_backend_is_cited(versions: Project) -> None:
     assert "pinb verify kt-02-chapter --backend pi --pi-version 1.0.3 --force" in text
     experiment = next(row for row in report.experiments if row.claim_id == "kt-02.text.words")
     assert [(item.backend, item.result, item.reason) for item in experiment.backends] == [
-        ("standin", "UNRUN", "skipped: the stand-in has no word list"),
+        ("standin", "UNRUN", "not checked: the stand-in has no word list"),
         ("pi@1.6.0", "CONTRADICTED", "the observation contradicts the book (a finding)"),
         ("pi@1.0.3", "OBSERVED", ""),
     ]
-    assert "- kt-02.text.words on standin: skipped: the stand-in has no word list" in text
+    assert "- kt-02.text.words on standin: not checked: the stand-in has no word list" in text
 
 
 def test_markdown_tables_stay_tables(versions: Project) -> None:

@@ -103,7 +103,7 @@ def test_unchecked_and_skipped_claims_are_unrun(project: Project, record_run: Re
     run = record_run("kt-01-chapter", [("kt-01.math.adds", "skipped", "needs the terminal UI")])
     statuses = _statuses(project, "kt-01-chapter")
     assert _brief(statuses["kt-01.math.adds"]) == ("UNRUN", None, "standin")
-    assert statuses["kt-01.math.adds"].reason == "skipped on standin: needs the terminal UI"
+    assert statuses["kt-01.math.adds"].reason == "not checked on standin: needs the terminal UI"
     assert statuses["kt-01.math.multiplies"].reason == f"run {run.record.run_id} completed without checking this claim"
 
 
@@ -205,7 +205,7 @@ def test_skips_and_failures_per_backend(project: Project, record_run: RecordRun)
         ("pi@1.6.0", "UNRUN", failed.record.run_id, True),
         ("pi@1.0.3", "UNRUN", skipped.record.run_id, False),
     ]
-    assert (status.backends[2].reason, status.backends[2].evidence) == ("skipped: no application layer", "")
+    assert (status.backends[2].reason, status.backends[2].evidence) == ("not checked: no application layer", "")
     assert status.backends[1].reason == (
         f"no completed run on current inputs; last attempt: run {failed.record.run_id} failed: cell 3 raised KeyError"
     )

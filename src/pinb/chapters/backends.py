@@ -11,35 +11,9 @@ import json
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pinb.errors import UsageError
-
-BackendName = Literal["standin", "pi"]
-#: Which packages each Pi version's reference set has: 1.0.3 predates pi-coding-agent in the book's pinning.
-APP_LAYER_VERSIONS_EXCLUDED: tuple[str, ...] = ("1.0.3",)
-
-
-def backend_label(backend: str, pi_version: str | None = None) -> str:
-    """`standin`, or `pi@<version>` as run records name it."""
-    if backend == "standin":
-        return "standin"
-    if backend == "pi":
-        if not pi_version:
-            raise UsageError("the pi backend needs a Pi version, e.g. pi_version='1.6.0'")
-        return f"pi@{pi_version}"
-    raise UsageError(f"unknown backend {backend!r}: use 'standin' or 'pi'")
-
-
-def supports_layer(backend: str, pi_version: str | None, layer: str) -> tuple[bool, str]:
-    """Whether this backend can run an experiment on `layer`; the reason when it cannot."""
-    if layer == "package":
-        if backend != "pi":
-            return False, "package facts come from the real published packages; the stand-in has none"
-        return True, ""
-    if backend == "pi" and layer == "app" and pi_version in APP_LAYER_VERSIONS_EXCLUDED:
-        return False, f"the pi@{pi_version} reference set has only pi-agent-core and pi-ai (no application layer)"
-    return True, ""
+from pinb.backends import Backend
 
 
 def _parse(scenario: Mapping[str, Any]) -> Any:
@@ -69,11 +43,11 @@ async def run_scenario(
     scenario: Mapping[str, Any], backend: str = "standin", pi_version: str | None = None
 ) -> list[dict[str, Any]]:
     """Run `scenario` (a dict in the scenario format) on `standin` or `pi` (with `pi_version`); its trace lines."""
-    backend_label(backend, pi_version)
+    Backend(backend, pi_version)  # type: ignore[arg-type]  # an unknown backend or a pi without version: UsageError
     if backend == "standin":
         return await asyncio.to_thread(run_standin_sync, scenario)
     assert pi_version is not None
     return await asyncio.to_thread(run_pi_sync, scenario, pi_version)
 
 
-__all__ = ["backend_label", "run_pi_sync", "run_scenario", "run_standin_sync", "supports_layer"]
+__all__ = ["run_pi_sync", "run_scenario", "run_standin_sync"]

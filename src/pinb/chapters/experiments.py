@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pinb.backends import PI_MODELLED_VERSION, Backend
 from pinb.chapters import views
-from pinb.chapters.backends import backend_label, run_scenario, supports_layer
+from pinb.chapters.backends import run_scenario
 from pinb.chapters.ledger import ClaimEntry
 from pinb.chapters.registry import claim_spec, claim_specs, experiment_for
 
@@ -103,7 +104,7 @@ def unrun_reason(spec: ClaimEntry, backend: str, pi_version: str | None) -> str 
     if backend not in spec.backends:
         note = f" ({spec.notes[0]})" if spec.notes else ""
         return f"the {backend} backend cannot check this claim; it is checked on {', '.join(spec.backends)}{note}"
-    ok, why = supports_layer(backend, pi_version, spec.layer)
+    ok, why = Backend(backend, pi_version).supports(spec.layer or "none")  # type: ignore[arg-type]
     if not ok:
         return why
     experiment = experiment_for(spec.id)
@@ -123,7 +124,7 @@ class ChapterRun:
         self,
         chapter_id: str,
         backend: str = "standin",
-        pi_version: str | None = "1.6.0",
+        pi_version: str | None = PI_MODELLED_VERSION,
         knobs: Params | None = None,
         artifacts_dir: str | None = None,
     ) -> None:
@@ -132,8 +133,8 @@ class ChapterRun:
         self.chapter_id = chapter_id
         self.backend = backend
         self.pi_version = pi_version if backend == "pi" else None
-        backend_label(backend, self.pi_version)
-        self.label = use_backend(backend, self.pi_version)
+        self.label = Backend(backend, self.pi_version).label  # type: ignore[arg-type]
+        use_backend(self.label)
         self.knobs: dict[str, Any] = dict(knobs or {})
         self.observations: dict[str, Observation] = {}
         self._cache: dict[str, Trace] = {}
@@ -265,7 +266,7 @@ class ChapterRun:
             elif observation.finding is None:
                 status, why = "ERROR", "the experiment raised (see its output)"
             else:
-                status = "holds" if observation.finding.holds else "CONTRADICTED"
+                status = "OBSERVED" if observation.finding.holds else "CONTRADICTED"
                 why = observation.finding.evidence
             rows.append({"claim": spec.id, "kind": spec.kind, "status": status, "why": why})
         return rows
@@ -275,11 +276,13 @@ class ChapterRun:
 
         from IPython.display import HTML
 
+        from pinb.claims import VERDICTS
+
         rows = self.summary_rows()
         counts: dict[str, int] = {}
         for row in rows:
             counts[row["status"]] = counts.get(row["status"], 0) + 1
-        print(f"{self.chapter_id} on {self.label}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+        print(f"{self.chapter_id} on {self.label}: " + ", ".join(f"{counts[v]} {v}" for v in VERDICTS if v in counts))
         for row in rows:
             if row["status"] in ("CONTRADICTED", "ERROR"):
                 print(f"  {row['status']}: {row['claim']}: {row['why']}")

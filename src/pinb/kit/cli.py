@@ -18,6 +18,7 @@ from typing import Any
 
 from pinb.errors import KitError
 from pinb.kit import report as report_module
+from pinb.kit.claims import VERDICT, VERDICTS
 from pinb.kit.fingerprint import fingerprint_file
 from pinb.kit.project import ChapterLike, Project, load_project
 from pinb.kit.status import ClaimStatus, chapter_statuses, check_known_backend, claim_in_run, resolve_backend
@@ -385,8 +386,8 @@ def cmd_runs_list(args: argparse.Namespace) -> int:
             continue
         counts = {}
         for outcome in record.claims:
-            counts[outcome.outcome] = counts.get(outcome.outcome, 0) + 1
-        summary = ", ".join(f"{n} {name}" for name, n in sorted(counts.items())) or "none"
+            counts[VERDICT[outcome.outcome]] = counts.get(VERDICT[outcome.outcome], 0) + 1
+        summary = ", ".join(f"{counts[name]} {name}" for name in VERDICTS if name in counts) or "none"
         state = f"{record.status} (not counted)" if run.problem else record.status
         lines.append((record.run_id, record.chapter, record.backend, state, summary, record.started_at))
     widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from pinb import PI_MODELLED_VERSION, __version__
+from pinb import __version__
+from pinb.backends import PI_MODELLED_VERSION, Backend
 from pinb.errors import KitError
 from pinb.kit.claims import Claim, validate_chapter_id
 from pinb.kit.fingerprint import code_fingerprint, sha256_file
@@ -34,19 +35,12 @@ class ChapterLike(Protocol):
     claims: tuple[Claim, ...]
 
 
-def backend_name(family: str, pi_version: str | None) -> str:
-    if family == "standin":
-        return "standin"
-    if family == "pi":
-        return f"pi@{pi_version or PI_MODELLED_VERSION}"
-    raise KitError(f"unknown backend {family!r}: use standin or pi")
-
-
 def default_parameters(backend: str) -> dict[str, Any]:
     """What `pinb verify` injects for a backend when no `-p` parameters are given."""
-    if backend == "standin":
+    parsed = Backend.parse(backend)
+    if parsed.family == "standin":
         return {"backend": "standin"}
-    return {"backend": "pi", "pi_version": backend.split("@", 1)[1]}
+    return {"backend": "pi", "pi_version": parsed.pi_version}
 
 
 @dataclass(frozen=True)

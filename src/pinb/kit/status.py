@@ -29,12 +29,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from pinb.backends import Backend
 from pinb.errors import KitError
 from pinb.kit.claims import BACKEND_RE, Claim, ClaimOutcome, Outcome, backend_family
-from pinb.kit.project import ChapterLike, Project, backend_name
+from pinb.kit.claims import Verdict as Status
+from pinb.kit.project import ChapterLike, Project
 from pinb.kit.store import StoredRun
 
-Status = Literal["OBSERVED", "CONTRADICTED", "ERROR", "STALE", "UNRUN"]
 Verdict = Literal["OBSERVED", "CONTRADICTED", "ERROR", "UNRUN"]
 _SEVERITY: dict[str, int] = {"CONTRADICTED": 4, "ERROR": 3, "OBSERVED": 2, "UNRUN": 1, "STALE": 0}
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -108,13 +109,13 @@ class ClaimStatus(BaseModel):
 
 
 def current_backends(project: Project) -> tuple[str, ...]:
-    return (backend_name("standin", None), backend_name("pi", project.pi_version))
+    return (Backend("standin").label, Backend("pi", project.pi_version).label)
 
 
 def resolve_backend(project: Project, text: str) -> str:
     """`standin`, `pi` (the project's current Pi version) or `pi@<version>` → the recorded backend name."""
     if text in ("standin", "pi"):
-        return backend_name(text, project.pi_version)
+        return Backend.parse(text, project.pi_version).label
     if not BACKEND_RE.match(text):
         raise KitError(f"invalid backend {text!r}: use standin, pi or pi@<version>")
     return text
@@ -136,7 +137,7 @@ def backend_order(project: Project, backend: str) -> tuple[int, tuple[int, ...],
     """Sort key: the stand-in, the current Pi version, then other Pi versions newest first."""
     if backend == "standin":
         return (0, (), backend)
-    if backend == backend_name("pi", project.pi_version):
+    if backend == Backend("pi", project.pi_version).label:
         return (1, (), backend)
     return (2, tuple(-number for number in version_numbers(backend)), backend)
 
@@ -228,7 +229,7 @@ def claim_in_run(claim: Claim, run: StoredRun) -> ClaimStatus:
         case "error":
             return ClaimStatus(**base, **fields, status="ERROR", run_id=record.run_id, reason=outcome.evidence)
         case "skipped":
-            reason = f"skipped on {record.backend}: {outcome.evidence}"
+            reason = f"not checked on {record.backend}: {outcome.evidence}"
             return ClaimStatus(**base, **fields, status="UNRUN", run_id=None, reason=reason)
     raise AssertionError(outcome.outcome)  # pragma: no cover - exhaustive over the Outcome literal
 
@@ -258,7 +259,7 @@ def _verdict(said: ClaimStatus, run_id: str, backend: str, current: bool) -> Bac
         status=said.status,
         run_id=run_id,
         evidence="" if skipped else said.evidence,
-        reason=f"skipped: {said.evidence}" if skipped else said.reason,
+        reason=f"not checked: {said.evidence}" if skipped else said.reason,
         current=current,
         outcome=outcome,
         last_attempt=said.last_attempt,

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
+from pinb.backends import Backend
 from pinb.errors import KitError, PinbError
 from pinb.kit import environment
 from pinb.kit._imports import skip_unused_schema_extras
 from pinb.kit.notebook import check_parameters, inspect_notebook
-from pinb.kit.project import ChapterLike, Project, backend_name, default_parameters
+from pinb.kit.project import ChapterLike, Project, default_parameters
 from pinb.kit.record import Inputs
 from pinb.kit.reproduction import verify_line
 from pinb.kit.status import ClaimStatus, chapter_statuses
@@ -80,7 +81,7 @@ def plan(project: Project, options: VerifyOptions) -> tuple[list[ExecutionReques
         raise KitError("--jobs must be at least 1")
     if options.pi_version and options.backend != "pi":
         raise KitError("--pi-version applies to --backend pi only")
-    backend = backend_name(options.backend, options.pi_version or project.pi_version)
+    backend = Backend.parse(options.backend, options.pi_version or project.pi_version).label
     if options.backend == "pi":
         version = options.pi_version or project.pi_version
         supported = environment.supported_pi_versions()

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pinb.backends import PI_MODELLED_VERSION
 from pinb.errors import ScenarioError
 from pinb.scenario.model import ID_PATTERN, Scenario, decode_json, load_scenario
 from pinb.scenario.trace import loads_jsonl
 
-DEFAULT_PI_VERSION = "1.6.0"
+DEFAULT_PI_VERSION = PI_MODELLED_VERSION
 KNOWN_DIFFERENCES = "KNOWN_DIFFERENCES.json"
 
 

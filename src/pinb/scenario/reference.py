@@ -20,10 +20,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from pinb.backends import PI_RELEASES
 from pinb.errors import ReferenceError_
 
-SUPPORTED_VERSIONS: tuple[str, ...] = ("1.6.0", "1.0.3")
-APP_LAYER_VERSIONS: tuple[str, ...] = ("1.6.0",)
+SUPPORTED_VERSIONS: tuple[str, ...] = tuple(release.version for release in PI_RELEASES)
+APP_LAYER_VERSIONS: tuple[str, ...] = tuple(release.version for release in PI_RELEASES if "app" in release.layers)
 MIN_NODE = (22, 19, 0)
 NO_APP_LAYER = {
     "1.0.3": "@earendil-works/pi-coding-agent 1.0.3 cannot be installed: its dependency @earendil-works/chord@^1.0.3 "

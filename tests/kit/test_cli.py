@@ -50,6 +50,14 @@ def _runs_untouched(project: Project) -> bool:
         (["runs", "show", "../../etc"], "pinb: error: invalid run id '../../etc'"),
         (["runs", "show", "20261130T195500Z-3f9a1c"], "pinb: error: no readable run 20261130T195500Z-3f9a1c"),
         (["status", "kt-99-chapter"], "pinb: error: unknown chapter 'kt-99-chapter'"),
+        (["report"], "pinb: error: name a chapter (pinb report CHAPTER) or use --all"),
+        (["report", "kt-01-chapter", "--check"], "pinb: error: --check applies to --all only"),
+        (["report", "kt-01-chapter", "--all"], "pinb: error: --all writes every chapter's reports in both formats"),
+        (["report", "--all", "--format", "json"], "pinb: error: --all writes every chapter's reports"),
+        (["runs", "rm"], "pinb: error: the following arguments are required: RUN"),
+        (["runs", "rm", "../kt-01-chapter"], "pinb: error: invalid run id '../kt-01-chapter'"),
+        (["runs", "rm", "20261130T195500Z-3f9a1c"], "pinb: error: no run 20261130T195500Z-3f9a1c in "),
+        (["runs", "prune", "--all"], "pinb: error: unrecognized arguments: --all"),
     ],
 )
 def test_bad_input_is_one_line_and_writes_nothing(pinb, project: Project, argv: list[str], message: str) -> None:

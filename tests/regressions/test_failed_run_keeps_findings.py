@@ -126,3 +126,31 @@ def test_runs_rm_and_prune(project: Project, record_run: RecordRun, capsys: pyte
     assert (code, err.count("\n")) == (2, 1) and "no run 20261130T000000Z-000000" in err
     assert latest.path.exists()  # every id is checked before anything is removed
     assert _pinb(capsys, "runs", "rm", "../kt-01-chapter")[0] == 2
+
+
+def test_verify_after_a_failed_attempt_says_what_status_says(
+    project: Project, record_run: RecordRun, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pinb.kit.environment import reuse_key
+
+    here = {"environment": reuse_key("standin")}
+    done = record_run(
+        "kt-02-chapter",
+        [("kt-02.text.upper", "holds", "PI"), ("kt-02.text.words", "contradicted", "6 words")],
+        inputs_update=here,
+    )
+    failed = record_run(
+        "kt-02-chapter", [], status="failed", failure="the kernel died: Kernel died", inputs_update=here
+    )
+    code, out, _ = _pinb(capsys, "status", "kt-02-chapter")
+    note = (
+        f"note: kt-02-chapter on standin: last attempt failed: run {failed.record.run_id} failed: the kernel died: "
+        f"Kernel died; the verdicts are from run {done.record.run_id}"
+    )
+    assert note in out.splitlines()
+    assert f"CONTRADICTED  kt-02.text.words  standin  {done.record.run_id}" in out
+    # verify re-uses the completed run (same inputs, same environment) and prints the same verdicts: exit 1, a finding
+    code, out, _ = _pinb(capsys, "verify", "kt-02-chapter", "--no-progress")
+    assert code == 1
+    assert f"CONTRADICTED  kt-02.text.words  standin  {done.record.run_id}" in out
+    assert f"kt-02-chapter on standin: unchanged since run {done.record.run_id} in this environment" in out

@@ -307,9 +307,27 @@ def cmd_status(args: argparse.Namespace) -> int:
         _out(summary_markdown(statuses))
     else:
         _out(format_table(list(statuses)) + "".join(f"\n{note}" for note in notes))
+        for note in _attempt_notes(project, chapters, listing.runs, backend):
+            _out(f"note: {note}")
         for note in _environment_notes(project, chapters, listing.runs, backend):
             _out(f"note: {note}")
     return 0
+
+
+def _attempt_notes(
+    project: Project, chapters: list[ChapterLike], runs: list[StoredRun], backend: str | None
+) -> list[str]:
+    """One line per chapter and backend whose newest run on current inputs did not complete."""
+    from pinb.kit.status import attempt_note, chapter_evidence
+
+    notes = []
+    for chapter in chapters:
+        for name, evidence in chapter_evidence(project, chapter, runs).items():
+            if evidence.attempt is None or backend not in (None, name):
+                continue
+            stand = f"the verdicts are from run {evidence.run.record.run_id}" if evidence.run else "no verdicts"
+            notes.append(f"{chapter.id} on {name}: last attempt failed: {attempt_note(evidence.attempt)}; {stand}")
+    return notes
 
 
 def _environment_notes(

@@ -95,6 +95,7 @@ class RecoveryMixin:
         retry_settings: Any
         _overflow_recovery_attempted: bool
         _auto_compaction_controller: AbortController | None
+        _compaction_will_retry: bool
 
         @property
         def model(self) -> Any: ...
@@ -218,6 +219,7 @@ class RecoveryMixin:
     async def _run_auto_compaction(self, reason: Reason, will_retry: bool) -> bool:
         """Pi's ``_runAutoCompaction``: whether the post-run loop should call ``agent.continue()``."""
         model = self.model
+        self._compaction_will_retry = False
         controller: AbortController | None = None
         started = False
         from_extension = False
@@ -279,6 +281,7 @@ class RecoveryMixin:
             )
             self._emit(CompactionEndEvent(reason=reason, result=supplied, aborted=False, will_retry=will_retry))
             # Queued messages continue the run after a compaction that retries nothing.
+            self._compaction_will_retry = will_retry
             return True if will_retry else self.agent.has_queued_messages()
         except Exception as error:
             aborted = (controller is not None and controller.signal.aborted) or cancelled_by_extension

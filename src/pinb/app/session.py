@@ -141,6 +141,8 @@ class AgentSession(AgentWiringMixin, ExtensionActionsMixin, UserCommandsMixin, S
         self.compaction_settings = compaction_settings
         self._overflow_recovery_attempted = False
         self._auto_compaction_controller: AbortController | None = None
+        self._compaction_will_retry = False
+        self._post_run_continuation: Literal["queued", "retry", "recovery"] = "queued"
         self.session_manager = session_manager
         self.extension_runner = runner
         self.cwd = cwd

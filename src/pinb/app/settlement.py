@@ -57,11 +57,13 @@ class ContinuationRecord:
     Pi); it is recorded all the same, because the handler asked.
 
     ``boundary``: which boundary asked (``turn_end`` continues the same low-level run; ``agent_before_settle`` and
-    ``queued`` start a new one). ``settlement``: which settlement (one per prompt) it belongs to, counting from 1.
+    ``queued`` start a new one), or what Pi continued on its own after ``agent_end``: ``retry`` (a transient provider
+    error) or ``recovery`` (an overflowing or truncated reply, compacted). ``settlement``: which settlement (one per
+    prompt) it belongs to, counting from 1.
     ``turn_index``: the turn that ended (``turn_end`` only). ``entry_types``: the drafts committed with it.
     """
 
-    boundary: Literal["turn_end", "agent_before_settle", "queued"]
+    boundary: Literal["turn_end", "agent_before_settle", "queued", "retry", "recovery"]
     settlement: int
     turn_index: int | None = None
     entry_types: tuple[str, ...] = ()
@@ -361,6 +363,8 @@ class SettlementMixin:
         _run_prompt_options: Any
         _retry_attempt: int
         _retry_controller: Any
+        _post_run_continuation: Literal["queued", "retry", "recovery"]
+        _compaction_will_retry: bool
         retry_settings: RetrySettings
         _base_prompt_options: Any
 
@@ -503,7 +507,7 @@ class SettlementMixin:
                 if await self._handle_post_agent_run():
                     if self._agent_run_abort_requested:
                         break
-                    self.continuations.append(ContinuationRecord("queued", self._settlements))
+                    self.continuations.append(ContinuationRecord(self._post_run_continuation, self._settlements))
                     await self.agent.continue_()
                     continue
                 if self._agent_run_abort_requested or not await self._run_before_settle_boundary():
@@ -562,9 +566,11 @@ class SettlementMixin:
             return False
         if message is None:
             return self.agent.has_queued_messages()
+        self._post_run_continuation = "queued"
         if self._is_retryable(message) and await self._prepare_retry(message):
             if self._agent_run_abort_requested:
                 self._finish_cancelled_retry()
+            self._post_run_continuation = "retry"
             return not self._agent_run_abort_requested
         if self._agent_run_abort_requested:
             self._finish_cancelled_retry()
@@ -574,6 +580,8 @@ class SettlementMixin:
             self._retry_attempt = 0
         # Overflow and truncation recovery, or threshold compaction (pinb.app.recovery).
         if await self._check_compaction(message):
+            if self._compaction_will_retry:
+                self._post_run_continuation = "recovery"
             return not self._agent_run_abort_requested
         # Follow-ups queued by agent_end handlers need a fresh run before pre-settlement handlers fire.
         return not self._agent_run_abort_requested and self.agent.has_queued_messages()

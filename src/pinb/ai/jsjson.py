@@ -39,9 +39,18 @@ class _Undefined:
 UNDEFINED: Final = _Undefined()
 
 
+def js_double(value: float | int) -> float:
+    """The JavaScript number a Python number stands for: an integer beyond the double range is ``±Infinity``
+    (as ``JSON.parse`` reads a literal that long)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 def js_number_to_string(value: float | int) -> str:
     """``Number.prototype.toString()`` for a finite number (ECMAScript Number::toString, radix 10)."""
-    number = float(value)
+    number = js_double(value)
     if math.isnan(number) or math.isinf(number):
         return "NaN" if math.isnan(number) else ("Infinity" if number > 0 else "-Infinity")
     if number == 0:
@@ -69,7 +78,8 @@ def js_number(value: float | int) -> str:
     """A number as ``JSON.stringify`` writes it: ``String(n)``, with ``NaN``/``Infinity`` as ``null``."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+    number = js_double(value)
+    if math.isnan(number) or math.isinf(number):
         return "null"
     return js_number_to_string(value)
 

@@ -7,7 +7,8 @@
 // then the fields of each event type; tool-call and entry ids become call#N / entry#N labels by first
 // appearance; no timestamps, usage, raw ids or working directories. Nothing here touches the host: tools are
 // simulated, bash is never executed, sessions and settings live in memory.
-import { readFileSync, existsSync, mkdtempSync, mkdirSync, rmSync } from "node:fs";
+import { readFileSync, existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { join, resolve } from "node:path";
 import { tmpdir } from "node:os";
 import { pathToFileURL } from "node:url";
@@ -820,11 +821,71 @@ function makeAction(action, unsubscribers, state) {
 	}
 }
 
-function inlineExtensions(scenario, trace) {
+// An extension given as `source` (a module whose default export is the extension factory, as a book prints it) is
+// written to a file in the run's folder and imported by Node (which strips TypeScript types itself). Its `pi.on`
+// registrations are traced like the declarative handlers: the n-th registration takes the n-th handler's label.
+async function loadSourceExtensions(scenario, folder) {
+	const loaded = new Map();
+	for (const extension of scenario.extensions ?? []) {
+		if (typeof extension.source !== "string") continue;
+		const dir = join(folder, "extensions");
+		mkdirSync(dir, { recursive: true });
+		const file = join(dir, `${extension.name.replace(/[^A-Za-z0-9_-]/g, "_")}.ts`);
+		writeFileSync(file, extension.source);
+		const module = await import(pathToFileURL(file).href);
+		if (typeof module.default !== "function") throw new Error(`extension ${extension.name}: its source has no default export`);
+		loaded.set(extension.name, module.default);
+	}
+	return loaded;
+}
+
+function sourceDigests(scenario) {
+	return (scenario.extensions ?? [])
+		.filter((extension) => typeof extension.source === "string")
+		.map((extension) => ({ name: extension.name, sha256: createHash("sha256").update(extension.source).digest("hex") }));
+}
+
+function tracedHandler(extensionName, label, act, trace) {
+	return async (event, ctx) => {
+		const onEntry = snapshot(Object.fromEntries(eventFields(event, RAW_IDS, true)));
+		const pairs = Object.entries(onEntry);
+		const head = [
+			["extension", extensionName],
+			["handler", label],
+		];
+		try {
+			const result = await act(event, ctx);
+			trace.write("ext", event.type, (t) => [...head, ...relabel(pairs, t), ["result", handlerResult(result, t)]],
+				STREAM_TYPES.has(event.type));
+			return result;
+		} catch (error) {
+			trace.write("ext", event.type, (t) => [...head, ...relabel(pairs, t), ["error", errorText(error)]],
+				STREAM_TYPES.has(event.type));
+			throw error;
+		}
+	};
+}
+
+function inlineExtensions(scenario, trace, sources = new Map()) {
 	const unsubscribers = new Map();
 	return (scenario.extensions ?? []).map((extension) => ({
 		name: extension.name,
 		factory: (pi) => {
+			const fromSource = sources.get(extension.name);
+			if (fromSource !== undefined) {
+				let n = 0;
+				const traced = new Proxy(pi, {
+					get(target, property, receiver) {
+						if (property !== "on") return Reflect.get(target, property, receiver);
+						return (event, handler) => {
+							const label = extension.handlers[n]?.label;
+							n += 1;
+							return target.on(event, tracedHandler(extension.name, label, handler, trace));
+						};
+					},
+				});
+				return fromSource(traced);
+			}
 			for (const handler of extension.handlers) {
 				const state = { invocations: 0 };
 				const act = makeAction(handler.action, unsubscribers, state);
@@ -932,7 +993,7 @@ async function runAppLayer(scenario, packages, trace) {
 			cwd,
 			agentDir,
 			settingsManager,
-			extensionFactories: inlineExtensions(scenario, trace),
+			extensionFactories: inlineExtensions(scenario, trace, await loadSourceExtensions(scenario, home)),
 			noExtensions: true,
 			noSkills: true,
 			noPromptTemplates: true,
@@ -1030,6 +1091,7 @@ async function main() {
 		["backend", `pi@${coreVersion}`],
 		["versions", versions],
 		["node", process.version],
+		["extensionSources", sourceDigests(scenario).length ? sourceDigests(scenario) : undefined],
 	]);
 	if (scenario.layer === "agent") {
 		await runAgentLayer(scenario, packages, trace);

@@ -356,6 +356,10 @@ class Handler(_Model):
 class Extension(_Model):
     name: Annotated[str, Field(min_length=1)]
     handlers: tuple[Handler, ...]
+    source: str | None = None
+    """Optional: the extension's own code, a module whose default export is the factory (as a book prints it).
+    The pi backend runs this code (traced per registration, the n-th taking the n-th handler's label); the
+    stand-in, which runs no TypeScript, runs `handlers`, its declarative port."""
 
 
 class UI(_Model):

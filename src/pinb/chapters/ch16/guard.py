@@ -12,6 +12,7 @@ action.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Final
 
@@ -211,5 +212,23 @@ def guard_action(confirm_with_ui: bool = True, tool_names: tuple[str, ...] = ("b
     }
 
 
+def runnable_source(source: str) -> str:
+    """The extension's code with each `//` comment closed where the next statement starts.
+
+    The excerpt the chapter is read from runs the code onto one line, so a `//` comment would swallow the rest of
+    it; the comment becomes a `/* … */` block ending before the next `return`, `const`, `if` or `await`. Nothing
+    else changes.
+    """
+    return re.sub(r"//([^\n]*?)(?=\s(?:return|const|let|if|await)\b)", r"/*\1 */", source)
+
+
 def guard_extension() -> dict[str, Any]:
-    return {"name": "review-guard", "handlers": [{"event": "tool_call", "label": "guard", "action": guard_action()}]}
+    """The book's guard: its code cut from the chapter text (run by the pi backend) and the stand-in's port."""
+    extension: dict[str, Any] = {
+        "name": "review-guard",
+        "handlers": [{"event": "tool_call", "label": "guard", "action": guard_action()}],
+    }
+    source = extension_source()
+    if source is not None:
+        extension["source"] = runnable_source(source)
+    return extension

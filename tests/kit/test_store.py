@@ -76,7 +76,13 @@ def test_corrupt_and_foreign_entries_are_named_and_skipped(project: Project, rec
     os.rename(moved.path, runs / "kt-03-chapter" / "20261130T000000Z-dddddd")
 
     listing = project.store.list()
-    assert [run.record.run_id for run in listing.runs] == [good.record.run_id]
+    assert [run.record.run_id for run in listing.runs if run.verified] == [good.record.run_id]
+    (copy,) = [run for run in listing.runs if not run.verified]
+    assert copy.record.run_id == "20261130T000000Z-dddddd"
+    assert copy.problem == (
+        "record does not match its notebook: it is in folder 20261130T000000Z-dddddd but its record names run "
+        f"{moved.record.run_id} (a copied run)"
+    )
     problems = {problem.path.relative_to(runs).as_posix(): problem.problem for problem in listing.problems}
     assert problems.keys() == {
         "notes.txt",
@@ -85,11 +91,9 @@ def test_corrupt_and_foreign_entries_are_named_and_skipped(project: Project, rec
         "kt-01-chapter/.tmp-20261130T000000Z-bbbbbb-999999999",
         f"kt-01-chapter/{bad.record.run_id}/run.json",
         f"kt-02-chapter/{invalid.record.run_id}/run.json",
-        "kt-03-chapter/20261130T000000Z-dddddd/run.json",
     }
     assert problems[f"kt-01-chapter/{bad.record.run_id}/run.json"].startswith("corrupt run record")
     assert "status" in problems[f"kt-02-chapter/{invalid.record.run_id}/run.json"]
-    assert "does not match its folder" in problems["kt-03-chapter/20261130T000000Z-dddddd/run.json"]
     assert project.store.get(good.record.run_id).record == good.record
     with pytest.raises(KitError, match="no readable run"):
         project.store.get(bad.record.run_id)

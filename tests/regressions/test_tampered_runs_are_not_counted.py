@@ -140,8 +140,11 @@ def test_a_run_folder_copied_under_a_new_id(project: Project, capsys: pytest.Cap
     copy = run.path.parent / new_id
     shutil.copytree(run.path, copy)
     # copied as it is: the record names another folder; then with the record edited to match
-    _, _, err = _pinb(capsys, "status", "kt-07-chapter")
-    assert "does not match its folder" in err
+    status = _status(project, capsys, "kt-07-chapter")["kt-07.trace.written"]
+    assert status["status"] == "ERROR"
+    assert status["reason"].startswith(MISMATCH) and status["reason"].endswith("(a copied run)")
+    problems = {r.record.run_id: r.problem for r in project.store.list().runs}
+    assert f"it is in folder {new_id} but its record names run {run.record.run_id} (a copied run)" in problems[new_id]
     _edit_record(replace(run, path=copy), lambda data: data.update(run_id=new_id))
     reason = f"the notebook was written for run {run.record.run_id}, not run {new_id}"
     status = _status(project, capsys, "kt-07-chapter")["kt-07.trace.written"]

@@ -30,7 +30,7 @@ from pydantic import ValidationError
 
 from pinb.errors import KitError, UsageError
 from pinb.kit.claims import CHAPTER_ID_RE, validate_chapter_id
-from pinb.kit.integrity import VerificationCache, shared_notebooks
+from pinb.kit.integrity import VerificationCache, check_run, shared_notebooks
 from pinb.kit.record import EXECUTED_NOTEBOOK, RECORD_FILE, RUN_ID_RE, RunRecord
 
 TMP_PREFIX = ".tmp-"
@@ -223,9 +223,10 @@ class RunStore:
             listing.problems.append(StoreProblem(record_path, f"corrupt run record ({where}: {first['msg']}); skipped"))
             return
         if record.run_id != entry.name or record.chapter != chapter:
-            listing.problems.append(
-                StoreProblem(record_path, f"record says {record.chapter}/{record.run_id}; does not match its folder")
-            )
+            # a copied or moved run: listed under its folder's name and chapter, never counted
+            problem = check_run(entry, record)
+            record = record.model_copy(update={"run_id": entry.name, "chapter": chapter})
+            listing.runs.append(StoredRun(record=record, path=entry, problem=problem))
             return
         listing.runs.append(StoredRun(record=record, path=entry, problem=cache.check(entry, record)))
 

@@ -26,6 +26,7 @@ COMMAND_OWNERS = {
     "report": "pinb.kit.cli",
     "runs": "pinb.kit.cli",
     "fingerprint": "pinb.kit.cli",
+    "chapter": "pinb.kit.cli",
     "scenario": "pinb.scenario.cli",
     "reference": "pinb.scenario.cli",
     "drift": "pinb.scenario.cli",

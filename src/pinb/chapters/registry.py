@@ -110,6 +110,12 @@ def folders() -> dict[str, ChapterFolder]:
     return {folder.id: folder for folder in _discover()}
 
 
+def refresh() -> None:
+    """Forget what was discovered (after a chapter folder was added or changed in this process)."""
+    folders.cache_clear()
+    experiments.cache_clear()
+
+
 def folder(chapter_id: str) -> ChapterFolder:
     try:
         return folders()[chapter_id]
@@ -183,4 +189,5 @@ __all__ = [
     "experiments",
     "folder",
     "folders",
+    "refresh",
 ]

@@ -96,6 +96,17 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     q.set_defaults(run=cmd_runs_prune)
     p.set_defaults(run=_usage_of(p))
 
+    p = subparsers.add_parser("chapter", help="author a chapter: scaffold its folder")
+    chapter = p.add_subparsers(dest="chapter_command", metavar="ACTION", parser_class=type(p))
+    q = chapter.add_parser("new", help="a new chapter folder with an empty ledger, and its notebook")
+    q.add_argument("number", metavar="NN", help="the chapter number as printed, e.g. 02")
+    q.add_argument("--title", required=True, help="the chapter's title")
+    q.add_argument("--text", required=True, metavar="FILE", help="the chapter's text file in the book directory")
+    q.add_argument("--into", metavar="DIR", help="the folder to create ch<NN>/ in (default: pinb's chapters)")
+    _root(q)
+    q.set_defaults(run=cmd_chapter_new)
+    p.set_defaults(run=_usage_of(p))
+
     p = subparsers.add_parser("fingerprint", help="sha256 of a chapter text after pinb's normalisation")
     p.add_argument("file", metavar="FILE")
     p.set_defaults(run=cmd_fingerprint)
@@ -455,6 +466,35 @@ def cmd_runs_prune(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     _out(f"{len(found)} run folder(s) {verb}")
+    return 0
+
+
+def cmd_chapter_new(args: argparse.Namespace) -> int:
+    """Scaffold the chapter's folder, then build its notebook with the project's `notebooks/build.py`."""
+    import subprocess
+
+    from pinb.chapters import registry
+    from pinb.chapters.scaffold import new_chapter
+
+    project = _project(args)
+    into = Path(args.into).resolve() if args.into else None
+    made = new_chapter(args.number, args.title, args.text, into)
+    registry.refresh()
+    for path in made.files:
+        _out(f"created {path}")
+    env = dict(os.environ)
+    if into is not None and str(into) not in env.get(registry.CHAPTERS_ENV, "").split(os.pathsep):
+        env[registry.CHAPTERS_ENV] = os.pathsep.join(p for p in (env.get(registry.CHAPTERS_ENV), str(into)) if p)
+        _out(f"pinb finds this chapter when {registry.CHAPTERS_ENV} names {into}")
+    builder = project.root / "notebooks" / "build.py"
+    command = [sys.executable, str(builder), "--chapter", made.chapter_id, "--root", str(project.root)]
+    if not builder.is_file():
+        _out(f"no notebooks/build.py in {project.root}: build the notebook where it is ({shlex.join(command[1:])})")
+        return 0
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise KitError(f"building {made.notebook} failed: {' '.join(done.stderr.split())[-300:]}")
+    _out(f"built {made.notebook}; next: add claims to {made.folder / 'ledger.yaml'} (docs/authoring.md)")
     return 0
 
 

@@ -39,7 +39,7 @@ def test_quotes_appear_in_the_chapter_text(chapter: str, book_texts: dict[str, s
 
 def test_lookup_helpers() -> None:
     assert registry.claim_spec("pi-16.guard.blocks-force-push").layer == "app"
-    assert registry.claim_specs("pi-01-chapter") is FOLDERS["pi-01-chapter"].ledger.claims
+    assert registry.claim_specs("pi-01-chapter") == FOLDERS["pi-01-chapter"].ledger.claims
     with pytest.raises(KeyError):
         registry.claim_spec("pi-99.nothing")
 

@@ -473,19 +473,19 @@ def cmd_chapter_new(args: argparse.Namespace) -> int:
     """Scaffold the chapter's folder, then build its notebook with the project's `notebooks/build.py`."""
     import subprocess
 
-    from pinb.chapters import registry
+    from pinb.chapters.registry import CHAPTERS_ENV, refresh
     from pinb.chapters.scaffold import new_chapter
 
     project = _project(args)
     into = Path(args.into).resolve() if args.into else None
     made = new_chapter(args.number, args.title, args.text, into)
-    registry.refresh()
+    refresh()
     for path in made.files:
         _out(f"created {path}")
     env = dict(os.environ)
-    if into is not None and str(into) not in env.get(registry.CHAPTERS_ENV, "").split(os.pathsep):
-        env[registry.CHAPTERS_ENV] = os.pathsep.join(p for p in (env.get(registry.CHAPTERS_ENV), str(into)) if p)
-        _out(f"pinb finds this chapter when {registry.CHAPTERS_ENV} names {into}")
+    if into is not None and str(into) not in env.get(CHAPTERS_ENV, "").split(os.pathsep):
+        env[CHAPTERS_ENV] = os.pathsep.join(p for p in (env.get(CHAPTERS_ENV), str(into)) if p)
+        _out(f"pinb finds this chapter when {CHAPTERS_ENV} names {into}")
     builder = project.root / "notebooks" / "build.py"
     command = [sys.executable, str(builder), "--chapter", made.chapter_id, "--root", str(project.root)]
     if not builder.is_file():

@@ -78,12 +78,66 @@ def settle_sequence(trace: Trace) -> list[str]:
     return kept
 
 
+def after_agent_end(params: Params) -> dict[str, dict[str, Any]]:
+    """What can continue after agent_end: a settlement handler, an automatic retry, overflow recovery with
+    compaction, and a follow-up queued at agent_end (each its own scenario)."""
+    retry = sc.app(
+        "after-agent-end-retry",
+        "Hello.",
+        [
+            {"content": [], "stopReason": "error", "errorMessage": "503 Service Unavailable: overloaded"},
+            sc.text("Hi, on the second attempt."),
+        ],
+        settings={"retry": {"base_delay_ms": 1}},
+    )
+    overflow = sc.app(
+        "after-agent-end-overflow",
+        ["First question.", "Second question."],
+        [
+            sc.text("First answer."),
+            {
+                "content": [],
+                "stopReason": "error",
+                "errorMessage": "prompt is too long: 213462 tokens > 200000 maximum",
+            },
+            sc.text("History summary."),
+            sc.text("Turn prefix summary."),
+            sc.text("Second answer."),
+        ],
+        settings={"compaction": {"keep_recent_tokens": 1}},
+    )
+    queued = sc.app(
+        "after-agent-end-follow-up",
+        "Hello.",
+        [sc.text("Hi."), sc.text("Sure, one more.")],
+        queue=[{"when": "agent_end#1", "do": "follow_up", "text": "One more thing."}],
+    )
+    return {**settle(params), "retry": retry, "overflow-recovery": overflow, "queued": queued}
+
+
+def continued_after_agent_end(trace: Trace) -> tuple[bool, str]:
+    """In the last prompt's run: model work after its first agent_end, and agent_settled once, at the end."""
+    starts = [i for i, ln in enumerate(trace) if ln.get("source") == "driver" and ln.get("type") == "prompt"]
+    run = trace[starts[-1] :] if starts else trace
+    kinds = [
+        str(ln.get("type"))
+        for ln in run
+        if (
+            ln.get("source") == "session"
+            and ln.get("type") in ("agent_end", "agent_settled", "auto_retry_start", "compaction_start")
+        )
+        or (ln.get("source") == "model" and ln.get("type") == "request")
+    ]
+    first_end = kinds.index("agent_end") if "agent_end" in kinds else -1
+    holds = first_end >= 0 and "request" in kinds[first_end:] and kinds.count("agent_settled") == 1
+    holds = holds and kinds[-1:] == ["agent_settled"]
+    return holds, " → ".join(kinds)
+
+
 def judge_agent_end_not_the_end(traces: dict[str, Trace]) -> Finding:
-    seq = settle_sequence(traces["settle-continue"])
-    first_end = seq.index("agent_end") if "agent_end" in seq else -1
-    after = seq[first_end + 1 :] if first_end >= 0 else []
-    holds = first_end >= 0 and "request" in after and seq[-1:] == ["agent_settled"]
-    return Finding(holds, f"boundaries and requests in order: {seq}")
+    seen = {name: continued_after_agent_end(trace) for name, trace in traces.items()}
+    holds = bool(seen) and all(ok for ok, _ in seen.values())
+    return Finding(holds, "; ".join(f"{name}: {order}" for name, (_, order) in seen.items()))
 
 
 def judge_before_settle_actionable(traces: dict[str, Trace], params: Params) -> Finding:

@@ -347,6 +347,33 @@ def _early_settled() -> list[Patch]:
     return [(session, "_run_before_settle_boundary", before_settle), (session, "_emit_agent_settled", settled)]
 
 
+@fault("auto-retry-never", "a transient provider error (503, overloaded) ends the run: no automatic retry")
+def _no_retry() -> list[Patch]:
+    from pinb.app import settlement
+
+    return [(settlement, "is_retryable_error", lambda orig: lambda message, context_window=0: False)]
+
+
+@fault("overflow-not-recovered", "a context-overflow error ends the run: no compaction and no retry")
+def _no_overflow_recovery() -> list[Patch]:
+    from pinb.app import settlement
+
+    overflow = settlement.is_context_overflow  # the real test, taken before it is swapped below
+
+    def build(orig: Any) -> Any:
+        def retryable(message: Any, context_window: int = 0) -> bool:
+            if overflow(message, context_window):
+                return False
+            return orig(message, context_window)
+
+        return retryable
+
+    return [
+        (settlement, "is_context_overflow", lambda orig: lambda message, context_window=0: False),
+        (settlement, "is_retryable_error", build),
+    ]
+
+
 # --- the agent loop -----------------------------------------------------------------------------------------------
 
 

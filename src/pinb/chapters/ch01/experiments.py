@@ -661,7 +661,7 @@ EXPERIMENTS: dict[str, Any] = {
         common.four_inputs, common.judge_branch_injection, "sentence"
     ),
     "run.turn-versus-run": ScenarioExperiment(_word_count_agent, judge_turn_versus_run),
-    "run.agent-end-not-the-end": ScenarioExperiment(common.settle, common.judge_agent_end_not_the_end),
+    "run.agent-end-not-the-end": ScenarioExperiment(common.after_agent_end, common.judge_agent_end_not_the_end),
     "settle.before-settle-actionable": ScenarioExperiment(common.settle, common.judge_before_settle_actionable),
     "settle.settled-final": ScenarioExperiment(common.settle, common.judge_settled_final),
     "settle.permission-sequence": ScenarioExperiment(common.settle, judge_permission_sequence),

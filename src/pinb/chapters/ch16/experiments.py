@@ -733,7 +733,7 @@ EXPERIMENTS: dict[str, Any] = {
     "dispatch.handlers-awaited": ScenarioExperiment(_sleep_order, judge_handlers_awaited),
     "dispatch.failing-tool-call-blocks": ScenarioExperiment(_throwing, judge_failing_tool_call),
     "run.shape": ScenarioExperiment(_run_shape, judge_run_shape),
-    "run.agent-end-not-the-end": ScenarioExperiment(_settle, common.judge_agent_end_not_the_end),
+    "run.agent-end-not-the-end": ScenarioExperiment(common.after_agent_end, common.judge_agent_end_not_the_end),
     "run.sequence-diagram": ScenarioExperiment(_run_shape, judge_sequence_diagram),
     "run.continuation-branch": ScenarioExperiment(_settle, judge_continuation_branch),
     "run.settle-after-continuation-exhausted": ScenarioExperiment(_settle, judge_settle_after_exhausted),

@@ -440,12 +440,23 @@ def cmd_runs_check(args: argparse.Namespace) -> int:
 
 
 def cmd_runs_rm(args: argparse.Namespace) -> int:
-    store = _project(args).store
+    project = _project(args)
+    store = project.store
     folders = [store.locate(run_id) for run_id in dict.fromkeys(args.run_ids)]  # every id checked before any removal
     for folder in folders:
         store.remove(folder)
         _out(f"removed run {folder.name} ({folder.parent.name})")
+    _refresh_ledger(project)
     return 0
+
+
+def _refresh_ledger(project: Project) -> None:
+    """After runs were removed: the ledger files the project keeps say what the remaining runs give."""
+    from pinb.kit import ledger
+
+    changed = ledger.refresh(project)
+    if changed:
+        _out("updated " + ", ".join(_shown(project, path) for path in changed))
 
 
 def cmd_runs_prune(args: argparse.Namespace) -> int:
@@ -466,6 +477,8 @@ def cmd_runs_prune(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     _out(f"{len(found)} run folder(s) {verb}")
+    if found and not args.dry_run:
+        _refresh_ledger(project)
     return 0
 
 

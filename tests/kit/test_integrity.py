@@ -89,3 +89,25 @@ def test_the_verification_cache_never_outlives_an_edit(
     )
     (project.runs_dir / ".verified.json").write_text("{not json")
     assert project.store.list().runs[0].problem is not None
+
+
+def test_an_environment_edited_to_look_like_this_machine(project: Project, record_run: RecordRun) -> None:
+    """The kernel's own report of its Python version is evidence: a record claiming another one is not counted."""
+    run = record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")])
+    notebook = run.path / "executed.ipynb"
+    notebook.chmod(0o644)
+    data = json.loads(notebook.read_text())
+    data["metadata"]["language_info"] = {"name": "python", "version": "3.11.7"}
+    notebook.write_text(json.dumps(data))
+    _edit(run.path / "run.json", lambda record: record["artifacts"][0].update(sha256=_sha256(notebook)))
+    assert project.store.list().runs[0].problem is None
+    _edit(run.path / "run.json", lambda record: record["inputs"].update(environment={"python": "3.12.1"}))
+    assert project.store.list().runs[0].problem == (
+        "record does not match its notebook: the notebook ran on Python 3.11.7, the record says 3.11.7 and 3.12.1"
+    )
+
+
+def _sha256(path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()

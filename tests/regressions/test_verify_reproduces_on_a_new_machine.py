@@ -68,12 +68,12 @@ def test_a_run_from_another_machine_is_re_executed_and_compared(
     assert code == 0
     assert "kt-01-chapter on standin: unchanged since run " in out and "in this environment; not re-run" in out
 
-    # another machine (a different interpreter, say): re-executed, not re-used
+    # another machine (other versions of pinb's dependencies, say): re-executed, not re-used
     here = environment.reuse_key("standin")
-    monkeypatch.setattr(environment, "reuse_key", lambda backend: here | {"python": "9.9.9"})
+    monkeypatch.setattr(environment, "reuse_key", lambda backend: here | {"pydantic": "9.9.9"})
     code, out, _ = _pinb(capsys, "verify", "kt-01-chapter", "--no-progress")
     assert code == 0
-    assert ": 2/2 outcomes reproduce run " in out and f"python {here['python']} → 9.9.9" in out
+    assert ": 2/2 outcomes reproduce run " in out and f"pydantic {here['pydantic']} → 9.9.9" in out
 
 
 def test_report_all_check_names_what_is_out_of_date(

@@ -9,7 +9,7 @@ A run counts only when all of these hold:
   evidence; the record is an index of them), and so are the warnings saying some outputs could not be read;
 - the notebook's execution metadata agrees with the record: it was written for this run (the output path papermill
   recorded names this run's folder), inside the record's start and finish times, with the record's parameters,
-  and a `completed` record's notebook records no exception;
+  on the Python version the record names, and a `completed` record's notebook records no exception;
 - no other run has the same executed notebook (a copied run).
 
 A run's verdict is cached in `<runs>/.verified.json`, keyed by the size, modification time, change time and inode
@@ -141,6 +141,12 @@ def _first_difference(emitted: tuple[Any, ...], record: RunRecord) -> str:
 
 def _check_execution(nb: dict[str, Any], record: RunRecord) -> None:
     metadata = nb.get("metadata")
+    language = metadata.get("language_info") if isinstance(metadata, dict) else None
+    ran_on = language.get("version") if isinstance(language, dict) else None
+    if isinstance(ran_on, str) and ran_on:
+        said = {record.environment.python, record.inputs.environment.get("python", record.environment.python)}
+        if said != {ran_on}:
+            raise _Mismatch(f"the notebook ran on Python {ran_on}, the record says {' and '.join(sorted(said))}")
     papermill = metadata.get("papermill") if isinstance(metadata, dict) else None
     if not isinstance(papermill, dict):
         if record.status == "completed":

@@ -14,7 +14,7 @@ import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pinb.errors import KitError
 from pinb.kit import report as report_module
@@ -24,7 +24,9 @@ from pinb.kit.project import ChapterLike, Project, load_project
 from pinb.kit.status import ClaimStatus, chapter_statuses, check_known_backend, claim_in_run, resolve_backend
 from pinb.kit.store import StoredRun, StoreProblem, validate_run_id
 from pinb.kit.summary import summary_markdown
-from pinb.kit.verify import VerifyOptions, VerifyResult, verify
+
+if TYPE_CHECKING:  # verify's process pool and progress bar are loaded by `pinb verify` only
+    from pinb.kit.verify import VerifyResult
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -190,6 +192,8 @@ def _warn(problems: list[StoreProblem], runs: Sequence[StoredRun] = ()) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from pinb.kit.verify import VerifyOptions, verify
+
     project = _project(args)
     options = VerifyOptions(
         chapters=tuple(args.chapters),

@@ -93,3 +93,16 @@ def test_a_named_command_builds_only_its_layers_parser_and_anything_else_builds_
     assert "scenario" in scenario and "status" not in scenario
     assert _commands(["--version"]) == every
     assert _commands(["no-such-command"]) == every
+
+
+def test_every_command_names_the_module_that_registers_it() -> None:
+    import argparse
+    import importlib
+
+    from pinb.cli import COMMAND_MODULES, COMMAND_OWNERS
+
+    for name in COMMAND_MODULES:
+        subparsers = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(name).add_commands(subparsers)
+        for command in subparsers.choices:
+            assert COMMAND_OWNERS.get(command) == name, f"add {command!r}: {name!r} to pinb.cli.COMMAND_OWNERS"

@@ -51,6 +51,7 @@ from pinb.app.recovery import RecoveryMixin
 from pinb.app.resources import LoadedResources, Skill, Workspace, load_resources, parse_frontmatter
 from pinb.app.session_compaction import DEFAULT_COMPACTION_SETTINGS, CompactionSettings
 from pinb.app.session_messages import convert_to_llm
+from pinb.app.session_navigation import NavigationMixin
 from pinb.app.session_tree import SessionManager
 from pinb.app.settlement import ContinuationRecord, RetrySettings, SettlementMixin
 from pinb.app.system_prompt import (
@@ -112,7 +113,9 @@ class _Deferred:
         return self._factory().__await__()
 
 
-class AgentSession(AgentWiringMixin, ExtensionActionsMixin, UserCommandsMixin, SettlementMixin, RecoveryMixin):
+class AgentSession(
+    AgentWiringMixin, ExtensionActionsMixin, UserCommandsMixin, NavigationMixin, SettlementMixin, RecoveryMixin
+):
     """One session: an Agent, its session tree, the extension runner and the run/settle logic of Pi 1.6.0."""
 
     def __init__(
@@ -534,14 +537,16 @@ async def create_agent_session(options: AgentSessionOptions | None = None, **kwa
         current_system_message=get_current_system_message,
     )
     model = options.model or DEFAULT_MODEL
+    # Pi clamps the thinking level to what the model supports: a model without reasoning thinks "off".
+    thinking_level = options.thinking_level if model.reasoning else "off"
     existing = session_manager.build_session_context()
     if not session_manager.get_entries():
         # New sessions record the initial model and thinking level so a resume restores them.
         session_manager.append_model_change(model.provider, model.id)
-        session_manager.append_thinking_level_change(options.thinking_level)
+        session_manager.append_thinking_level_change(thinking_level)
     agent = Agent(
         initial_state=AgentInitialState(
-            system_prompt="", model=model, thinking_level=options.thinking_level, messages=existing.messages
+            system_prompt="", model=model, thinking_level=thinking_level, messages=existing.messages
         ),
         stream_fn=options.stream_fn,
         convert_to_llm=convert_to_llm,

@@ -7,9 +7,9 @@
 // then the fields of each event type; tool-call and entry ids become call#N / entry#N labels by first
 // appearance; no timestamps, usage, raw ids or working directories. Nothing here touches the host: tools are
 // simulated, bash is never executed, sessions and settings live in memory.
-import { readFileSync, existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync, realpathSync } from "node:fs";
 import { createHash } from "node:crypto";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { tmpdir } from "node:os";
 import { pathToFileURL } from "node:url";
 
@@ -316,6 +316,18 @@ function eventFields(event, trace, ext) {
 				["fromExtension", event.fromExtension],
 				["errorMessage", event.errorMessage],
 			];
+		case "session_before_tree":
+			return [
+				["targetId", trace.entry(event.preparation?.targetId)],
+				["oldLeafId", trace.entry(event.preparation?.oldLeafId)],
+				["userWantsSummary", event.preparation?.userWantsSummary],
+			];
+		case "session_tree":
+			return [
+				["newLeafId", trace.entry(event.newLeafId)],
+				["oldLeafId", trace.entry(event.oldLeafId)],
+				["fromExtension", event.fromExtension],
+			];
 		default:
 			return [];
 	}
@@ -452,8 +464,10 @@ function fauxOptions(scenario) {
 // The faux model's limits (scenario `model`): Pi's faux defaults are a 128000-token window and 16384 output tokens.
 function fauxModels(scenario) {
 	const model = scenario.model ?? {};
-	if (model.context_window === undefined && model.max_tokens === undefined) return {};
-	const definition = { id: "faux-1", name: "Faux Model" };
+	const fields = ["context_window", "max_tokens", "id", "reasoning"];
+	if (fields.every((field) => model[field] === undefined)) return {};
+	const definition = { id: model.id ?? "faux-1", name: "Faux Model" };
+	if (model.reasoning !== undefined) definition.reasoning = model.reasoning;
 	if (model.context_window !== undefined) definition.contextWindow = model.context_window;
 	if (model.max_tokens !== undefined) definition.maxTokens = model.max_tokens;
 	return { models: [definition] };
@@ -525,8 +539,9 @@ function laterThanNow() {
 
 // Wrap the faux provider so each request that reaches it writes one `model` line before its reply streams.
 // With `script` (layer app), the reply a request takes is stamped when the request is made, strictly after
-// everything before it, as a real provider's reply is: Pi compares reply and compaction times.
-function instrumentProvider(faux, trace, script) {
+// everything before it, as a real provider's reply is: Pi compares reply and compaction times. `observe` (a
+// scenario's observe.requests) writes a `request` line right after each `model` line.
+function instrumentProvider(faux, trace, script, observe) {
 	let requests = 0;
 	for (const method of ["stream", "streamSimple"]) {
 		const original = faux.provider[method];
@@ -545,6 +560,7 @@ function instrumentProvider(faux, trace, script) {
 				["tools", tools],
 				["exhausted", exhausted ? true : undefined],
 			]);
+			observe?.(n, model, context, options);
 			return original.call(faux.provider, model, context, options);
 		};
 	}
@@ -712,7 +728,7 @@ function relabel(pairs, trace) {
 }
 
 const RAW_IDS = { call: (id) => id, entry: (id) => id };
-const ENTRY_KEYS = new Set(["entryId", "firstKeptEntryId"]);
+const ENTRY_KEYS = new Set(["entryId", "firstKeptEntryId", "targetId", "oldLeafId", "newLeafId"]);
 
 function fill(template, text) {
 	return template.split("{text}").join(text);
@@ -720,6 +736,18 @@ function fill(template, text) {
 
 function handlerResult(result, trace) {
 	if (result === undefined || result === null || typeof result !== "object") return result ?? undefined;
+	if (typeof result.systemPrompt === "string") return snapshot({ ...result, systemPrompt: scrubPaths(result.systemPrompt) });
+	if (Array.isArray(result.messages)) {
+		return snapshot({ ...result, messages: result.messages.map((message) => summaryObject(message, trace)) });
+	}
+	if (result.compaction && typeof result.compaction === "object") {
+		// A supplied compaction: its entry id is labelled; tokensBefore is an estimate and is not traced.
+		const { tokensBefore: _tokens, ...compaction } = result.compaction;
+		return snapshot({
+			...result,
+			compaction: { ...compaction, firstKeptEntryId: trace.entry(compaction.firstKeptEntryId) },
+		});
+	}
 	if (result.message && typeof result.message === "object" && typeof result.message.role === "string") {
 		return { ...result, message: summaryObject(result.message, trace) };
 	}
@@ -731,7 +759,7 @@ function sleep(ms) {
 }
 
 // One handler's behaviour (scenario action kinds). `state` holds the handler's invocation count.
-function makeAction(action, unsubscribers, state) {
+function makeAction(action, unsubscribers, state, pi) {
 	switch (action.kind) {
 		case "record":
 			return async () => undefined;
@@ -816,6 +844,49 @@ function makeAction(action, unsubscribers, state) {
 				if (state.invocations === 1) unsubscribers.get(action.target)?.();
 				return undefined;
 			};
+		// pinb's application-layer actions (scenarios/README.md, reference/scenario-app.schema.json)
+		case "return_value":
+			return async () => snapshot(action.value);
+		case "continue_times":
+			return async (event) => {
+				if (state.invocations > action.times) return undefined;
+				if (!action.entry) return { continue: true };
+				const entry = {
+					type: "custom_message",
+					customType: action.entry.customType,
+					content: action.entry.content,
+					display: action.entry.display ?? false,
+				};
+				return { entries: [...(event.entries ?? []), entry], continue: true };
+			};
+		case "trust":
+			return async () => {
+				const result = { trusted: action.trusted };
+				if (action.remember !== undefined) result.remember = action.remember;
+				return result;
+			};
+		case "cancel_compaction":
+			return async () => ({ cancel: true });
+		case "append_system_prompt":
+			return async (event) =>
+				state.invocations === (action.at ?? 1) ? { systemPrompt: `${event.systemPrompt}${action.text}` } : undefined;
+		case "set_active_tools":
+			return async () => {
+				if (state.invocations === (action.at ?? 1)) pi.setActiveTools(action.tools);
+				return undefined;
+			};
+		case "drop_messages":
+			return async (event) => ({
+				messages: event.messages.filter((message) => blocksText(message.content) !== action.text),
+			});
+		case "supply_summary":
+			return async (event) => ({
+				compaction: {
+					summary: action.summary,
+					firstKeptEntryId: event.preparation.firstKeptEntryId,
+					tokensBefore: event.preparation.tokensBefore,
+				},
+			});
 		default:
 			throw new Error(`unknown action kind: ${action.kind}`);
 	}
@@ -888,7 +959,7 @@ function inlineExtensions(scenario, trace, sources = new Map()) {
 			}
 			for (const handler of extension.handlers) {
 				const state = { invocations: 0 };
-				const act = makeAction(handler.action, unsubscribers, state);
+				const act = makeAction(handler.action, unsubscribers, state, pi);
 				const head = [
 					["extension", extension.name],
 					["handler", handler.label],
@@ -955,24 +1026,191 @@ function extensionName(path) {
 	return match ? match[1] : path;
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// pinb's application-layer extension (scenarios/README.md, reference/scenario-app.schema.json): a project folder,
+// session steps, model settings, and `request` / `tree` lines that show what a request was built from.
+
+// Lay the scenario's project out under `root` (relative POSIX paths only; the model checks them too).
+function layOutProject(project, root) {
+	for (const [relative, text] of Object.entries(project?.files ?? {})) {
+		if (relative.startsWith("/") || relative.split("/").includes("..")) {
+			throw new Error(`project file ${relative}: paths are relative and stay inside the project`);
+		}
+		const path = join(root, ...relative.split("/"));
+		mkdirSync(dirname(path), { recursive: true });
+		writeFileSync(path, text);
+	}
+}
+
+// Machine paths never reach a trace: the temporary home becomes <home>, Pi's package folder <pi>.
+let scrubPaths = (text) => text;
+
+function pathScrubber(pairs) {
+	const sorted = pairs.filter(([from]) => from).sort((a, b) => b[0].length - a[0].length);
+	return (text) => {
+		if (typeof text !== "string") return text;
+		let out = text;
+		for (const [from, to] of sorted) out = out.split(from).join(to);
+		return out;
+	};
+}
+
+function entrySummary(manager, entry, trace) {
+	const fields = [
+		["id", trace.entry(entry.id)],
+		["parentId", entry.parentId === null ? undefined : trace.entry(entry.parentId)],
+		["type", entry.type],
+	];
+	switch (entry.type) {
+		case "message":
+			fields.push(["role", entry.message?.role]);
+			if (entry.message?.role !== "system") fields.push(["text", blocksText(entry.message?.content)]);
+			break;
+		case "custom_message":
+			fields.push(["customType", entry.customType], ["text", blocksText(entry.content)]);
+			break;
+		case "compaction":
+			fields.push(["summary", entry.summary], ["firstKeptEntryId", trace.entry(entry.firstKeptEntryId)]);
+			break;
+		case "branch_summary":
+			fields.push(["summary", entry.summary]);
+			break;
+		case "label":
+			fields.push(["targetId", trace.entry(entry.targetId)], ["label", entry.label]);
+			break;
+		case "context_edit":
+			fields.push(["targetId", trace.entry(entry.targetId)]);
+			break;
+		case "thinking_level_change":
+			fields.push(["thinkingLevel", entry.thinkingLevel]);
+			break;
+		case "model_change":
+			fields.push(["provider", entry.provider], ["modelId", entry.modelId]);
+			break;
+		default:
+			break;
+	}
+	if (entry.type !== "label") fields.push(["label", manager.getLabel(entry.id)]);
+	return defined(Object.fromEntries(fields));
+}
+
+// The first message entry (append order) with the target's role and text.
+function findEntry(manager, target) {
+	const found = manager
+		.getEntries()
+		.find(
+			(entry) =>
+				entry.type === "message" &&
+				entry.message?.role === target.role &&
+				blocksText(entry.message?.content) === target.text,
+		);
+	if (!found) throw new Error(`no ${target.role} message entry with text ${JSON.stringify(target.text)}`);
+	return found;
+}
+
+async function importInternal(packages, name, relative) {
+	return import(pathToFileURL(join(packageDir(packages, name), relative)).href);
+}
+
+function projectTrustContext(cwd) {
+	return {
+		cwd,
+		mode: "print",
+		hasUI: false,
+		ui: { select: async () => undefined, confirm: async () => false, input: async () => undefined, notify: () => {} },
+	};
+}
+
+async function runStep(step, session, trace, context) {
+	const manager = session.sessionManager;
+	switch (step.do) {
+		case "prompt":
+			await session.prompt(step.text);
+			return [];
+		case "branch":
+			manager.branch(findEntry(manager, step.target).id);
+			return [];
+		case "navigate": {
+			const result = await session.navigateTree(findEntry(manager, step.target).id, { summarize: false });
+			return [
+				["cancelled", result.cancelled],
+				["editorText", result.editorText],
+			];
+		}
+		case "label":
+			manager.appendLabelChange(findEntry(manager, step.target).id, step.label);
+			return [];
+		case "compact": {
+			const result = await session.compact(step.instructions);
+			return [
+				["summary", result.summary],
+				["firstKeptEntryId", trace.entry(result.firstKeptEntryId)],
+			];
+		}
+		case "snapshot": {
+			const leaf = manager.getLeafId();
+			trace.write("tree", "snapshot", (t) => [
+				["entries", manager.getEntries().map((entry) => entrySummary(manager, entry, t))],
+				["leaf", leaf === null ? undefined : t.entry(leaf)],
+				["branch", manager.getBranch().map((entry) => t.entry(entry.id))],
+			]);
+			return [];
+		}
+		case "shutdown":
+			// What Pi's runtime does on exit (AgentSessionRuntime.dispose): abort, then session_shutdown "quit".
+			await session.abort();
+			await context.emitSessionShutdownEvent(session.extensionRunner, { type: "session_shutdown", reason: "quit" });
+			context.shutDown = true;
+			return [];
+		default:
+			throw new Error(`unknown step: ${step.do}`);
+	}
+}
+
 async function runAppLayer(scenario, packages, trace) {
 	const ai = await importPackage(packages, "pi-ai");
 	const app = await importPackage(packages, "pi-coding-agent");
 	// Everything the session could read or write lives in a throw-away folder: no user settings, no
-	// credentials, no context files, no network model refresh.
-	const home = mkdtempSync(join(tmpdir(), "pinb-pi-"));
-	const cwd = join(home, "project");
-	const agentDir = join(home, "agent");
+	// credentials, no context files but the scenario's, no network model refresh.
+	const home = realpathSync(mkdtempSync(join(tmpdir(), "pinb-pi-")));
+	const root = join(home, "project");
+	const project = scenario.project;
+	const cwd = project?.cwd ? join(root, ...project.cwd.split("/")) : root;
+	const agentDir = join(home, ".pi", "agent");
 	mkdirSync(cwd, { recursive: true });
 	mkdirSync(agentDir, { recursive: true });
+	layOutProject(project, root);
 	process.env.HOME = home;
 	process.env.PI_CODING_AGENT_DIR = agentDir;
 	process.env.PI_OFFLINE = "1";
 	process.env.PI_TELEMETRY = "0";
+	const piDir = packageDir(packages, "pi-coding-agent");
+	const scrub = pathScrubber([
+		[home, "<home>"],
+		[piDir, "<pi>"],
+		[existsSync(piDir) ? realpathSync(piDir) : undefined, "<pi>"],
+	]);
+	scrubPaths = scrub;
 	try {
 		const faux = ai.fauxProvider({ ...fauxOptions(scenario), ...fauxModels(scenario) });
+		let session;
+		const { getCurrentSystemPrompt } = scenario.observe?.requests
+			? await importInternal(packages, "pi-ai", "dist/utils/transcript.js")
+			: {};
+		const observe = scenario.observe?.requests
+			? (n, model, context, options) => {
+					const manager = session?.sessionManager;
+					trace.write("request", "inputs", (t) => [
+						["n", n],
+						["systemPrompt", scrub(getCurrentSystemPrompt(context?.messages ?? []))],
+						["model", `${model?.provider}/${model?.id}`],
+						["thinkingLevel", options?.reasoning ?? "off"],
+						["branch", manager ? manager.getBranch().map((entry) => entrySummary(manager, entry, t)) : undefined],
+					]);
+				}
+			: undefined;
 		const script = scriptedResponses(ai, scenario);
-		instrumentProvider(faux, trace, script);
+		instrumentProvider(faux, trace, script, observe);
 		faux.setResponses(script);
 		const modelRuntime = await app.ModelRuntime.create({
 			authPath: join(agentDir, "auth.json"),
@@ -982,41 +1220,61 @@ async function runAppLayer(scenario, packages, trace) {
 		modelRuntime.registerNativeProvider(faux.provider);
 
 		const settings = scenario.settings ?? {};
-		const settingsManager = app.SettingsManager.inMemory({
-			cacheWarming: "off",
-			enableInstallTelemetry: false,
-			steeringMode: settings.steering_mode ?? "one-at-a-time",
-			followUpMode: settings.follow_up_mode ?? "one-at-a-time",
-			...recoverySettings(settings),
-		});
+		const trust = project ? (project.trust ?? "trusted") : undefined;
+		const settingsManager = app.SettingsManager.inMemory(
+			{
+				cacheWarming: "off",
+				enableInstallTelemetry: false,
+				steeringMode: settings.steering_mode ?? "one-at-a-time",
+				followUpMode: settings.follow_up_mode ?? "one-at-a-time",
+				...recoverySettings(settings),
+			},
+			trust === undefined ? undefined : { projectTrusted: trust === "trusted" },
+		);
 		const loaderOptions = {
 			cwd,
 			agentDir,
 			settingsManager,
 			extensionFactories: inlineExtensions(scenario, trace, await loadSourceExtensions(scenario, home)),
 			noExtensions: true,
-			noSkills: true,
+			noSkills: !project,
 			noPromptTemplates: true,
 			noThemes: true,
-			noContextFiles: true,
+			noContextFiles: !project,
 		};
 		if (scenario.system_prompt !== undefined) loaderOptions.systemPrompt = scenario.system_prompt;
 		const resourceLoader = new app.DefaultResourceLoader(loaderOptions);
-		await resourceLoader.reload();
+		if (trust === "ask") {
+			// What Pi's main does for a project with trust-requiring resources and no stored decision: the
+			// project_trust handlers decide (first yes/no wins), else the default ("ask": untrusted without a UI).
+			const { resolveProjectTrusted } = await importInternal(packages, "pi-coding-agent", "dist/core/project-trust.js");
+			await resourceLoader.reload({
+				resolveProjectTrust: async ({ extensionsResult }) =>
+					resolveProjectTrusted({
+						cwd,
+						trustStore: new app.ProjectTrustStore(agentDir),
+						extensionsResult,
+						projectTrustContext: projectTrustContext(cwd),
+						onExtensionError: (message) => trace.write("error", "project_trust_error", [["error", message]]),
+					}),
+			});
+		} else {
+			await resourceLoader.reload();
+		}
 
 		const tools = agentTools(scenario);
-		const { session } = await app.createAgentSession({
+		({ session } = await app.createAgentSession({
 			cwd,
 			agentDir,
 			model: faux.getModel(),
-			thinkingLevel: "off",
+			thinkingLevel: scenario.model?.thinking_level ?? "off",
 			modelRuntime,
 			resourceLoader,
 			settingsManager,
 			sessionManager: app.SessionManager.inMemory(cwd),
 			tools: tools.map((tool) => tool.name),
 			customTools: tools,
-		});
+		}));
 		session.agent.toolExecution = settings.tool_execution ?? "parallel";
 
 		const ui = scenario.ui ?? {};
@@ -1050,7 +1308,31 @@ async function runAppLayer(scenario, packages, trace) {
 				trace.write("driver", "prompt_rejected", [["error", errorText(error)]]);
 			}
 		}
-		await session.waitForIdle();
+		const context = { shutDown: false };
+		if (scenario.steps?.some((step) => step.do === "shutdown")) {
+			({ emitSessionShutdownEvent: context.emitSessionShutdownEvent } = await importInternal(
+				packages,
+				"pi-coding-agent",
+				"dist/core/extensions/runner.js",
+			));
+		}
+		for (const step of scenario.steps ?? []) {
+			await session.waitForIdle();
+			trace.write("driver", "step", (t) => [
+				["do", step.do],
+				["text", step.text],
+				["target", step.target],
+				["label", step.label],
+				["instructions", step.instructions],
+			]);
+			try {
+				const fields = await runStep(step, session, trace, context);
+				trace.write("driver", "step_resolved", (t) => fields);
+			} catch (error) {
+				trace.write("driver", "step_rejected", [["error", scrub(errorText(error))]]);
+			}
+		}
+		if (!context.shutDown) await session.waitForIdle();
 		trace.write("driver", "dispose");
 		session.dispose();
 	} finally {

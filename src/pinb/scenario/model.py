@@ -311,6 +311,68 @@ class SleepAction(_Model):
     ms: Annotated[Int, Field(ge=0)]
 
 
+# --- application-layer actions (pinb's extension of the contract; scenarios/README.md) ----------------------------
+
+
+class ReturnValueAction(_Model):
+    """Returns ``value`` as given (a JSON value), whatever the event declares as its result."""
+
+    kind: Literal["return_value"]
+    value: Any
+
+
+class ContinueTimesAction(_Model):
+    """On each of its first ``times`` invocations returns what ``continue_once`` returns; then nothing."""
+
+    kind: Literal["continue_times"]
+    times: Annotated[Int, Field(ge=1)]
+    entry: EntryDraft | None = None
+
+
+class TrustAction(_Model):
+    """A ``project_trust`` answer: ``{trusted, remember?}``."""
+
+    kind: Literal["trust"]
+    trusted: Literal["yes", "no", "undecided"]
+    remember: bool | None = None
+
+
+class CancelCompactionAction(_Model):
+    """Returns ``{cancel: true}`` (``session_before_compact``)."""
+
+    kind: Literal["cancel_compaction"]
+
+
+class SupplySummaryAction(_Model):
+    """Returns ``{compaction: {summary, firstKeptEntryId, tokensBefore}}`` from the event's preparation."""
+
+    kind: Literal["supply_summary"]
+    summary: str
+
+
+class AppendSystemPromptAction(_Model):
+    """On its ``at``-th invocation returns ``{systemPrompt: event.systemPrompt + text}``; otherwise nothing."""
+
+    kind: Literal["append_system_prompt"]
+    text: str
+    at: Annotated[Int, Field(ge=1)] = 1
+
+
+class SetActiveToolsAction(_Model):
+    """On its ``at``-th invocation calls ``pi.setActiveTools(tools)``; returns nothing."""
+
+    kind: Literal["set_active_tools"]
+    tools: tuple[str, ...]
+    at: Annotated[Int, Field(ge=1)] = 1
+
+
+class DropMessagesAction(_Model):
+    """Returns ``{messages}``: the event's messages without those whose text is ``text``."""
+
+    kind: Literal["drop_messages"]
+    text: str
+
+
 Action = Annotated[
     RecordAction
     | BlockIfMatchAction
@@ -322,7 +384,15 @@ Action = Annotated[
     | ReplaceMessageAction
     | ContinueOnceAction
     | UnsubscribeAction
-    | SleepAction,
+    | SleepAction
+    | ReturnValueAction
+    | ContinueTimesAction
+    | TrustAction
+    | CancelCompactionAction
+    | SupplySummaryAction
+    | AppendSystemPromptAction
+    | SetActiveToolsAction
+    | DropMessagesAction,
     Field(discriminator="kind"),
 ]
 
@@ -335,6 +405,12 @@ ACTION_EVENTS: dict[str, tuple[str, ...]] = {
     "inject_message": ("before_agent_start",),
     "replace_message": ("message_end",),
     "continue_once": ("turn_end", "agent_before_settle"),
+    "continue_times": ("turn_end", "agent_before_settle"),
+    "trust": ("project_trust",),
+    "cancel_compaction": ("session_before_compact",),
+    "supply_summary": ("session_before_compact",),
+    "append_system_prompt": ("before_agent_start",),
+    "drop_messages": ("context",),
 }
 
 
@@ -422,10 +498,14 @@ class Settings(_Model):
 
 
 class ModelSpec(_Model):
-    """pinb's extension (layer app): the faux model's limits (Pi's faux defaults: 128000 and 16384 tokens)."""
+    """pinb's extension (layer app): the faux model (id, reasoning, limits: Pi's faux defaults are faux-1, no
+    reasoning, 128000 and 16384 tokens) and the session's thinking level (Pi clamps it to what the model supports)."""
 
     context_window: Annotated[Int, Field(ge=1)] | None = None
     max_tokens: Annotated[Int, Field(ge=1)] | None = None
+    id: Annotated[str, Field(min_length=1)] | None = None
+    reasoning: bool | None = None
+    thinking_level: Literal["off", "minimal", "low", "medium", "high", "xhigh"] | None = None
 
 
 # --- agent-core hooks (pinb's extension of the contract; scenarios/README.md) ------------------------------------
@@ -479,11 +559,105 @@ class Hooks(_Model):
     after_tool_call: AfterToolCallHook | None = None
 
 
+# --- the application layer (pinb's extension of the contract; scenarios/README.md) --------------------------------
+
+_PROJECT_PATH = re.compile(r"[^/\\\x00]+(/[^/\\\x00]+)*")
+
+
+def _relative_path(path: str, what: str) -> str:
+    if not _PROJECT_PATH.fullmatch(path) or any(part in (".", "..") for part in path.split("/")):
+        raise ValueError(f"{what} {path!r} must be a relative path inside the project ('/'-separated, no '..')")
+    return path
+
+
+class Project(_Model):
+    """A project folder the runner lays out in a fresh temporary directory (layer app)."""
+
+    files: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    trust: Literal["trusted", "untrusted", "ask"] = "trusted"
+
+    @model_validator(mode="after")
+    def _paths(self) -> Project:
+        for path in self.files:
+            _relative_path(path, "project file")
+        if self.cwd is not None:
+            _relative_path(self.cwd, "project cwd")
+        return self
+
+
+class EntryTarget(_Model):
+    """The first message entry (in append order) with this role and text."""
+
+    role: Literal["user", "assistant"]
+    text: str
+
+
+class PromptStep(_Model):
+    do: Literal["prompt"]
+    text: str
+
+
+class BranchStep(_Model):
+    """``sessionManager.branch(id)``: the target becomes the leaf."""
+
+    do: Literal["branch"]
+    target: EntryTarget
+
+
+class NavigateStep(_Model):
+    """``session.navigateTree(id, {summarize: false})``."""
+
+    do: Literal["navigate"]
+    target: EntryTarget
+
+
+class LabelStep(_Model):
+    """``sessionManager.appendLabelChange(id, label)``."""
+
+    do: Literal["label"]
+    target: EntryTarget
+    label: str
+
+
+class CompactStep(_Model):
+    """``session.compact(instructions)``."""
+
+    do: Literal["compact"]
+    instructions: str | None = None
+
+
+class SnapshotStep(_Model):
+    """Writes one ``tree`` line: every entry, the leaf and the active branch."""
+
+    do: Literal["snapshot"]
+
+
+class ShutdownStep(_Model):
+    """What Pi's runtime does on exit: abort, then ``session_shutdown`` with reason ``quit``."""
+
+    do: Literal["shutdown"]
+
+
+Step = Annotated[
+    PromptStep | BranchStep | NavigateStep | LabelStep | CompactStep | SnapshotStep | ShutdownStep,
+    Field(discriminator="do"),
+]
+
+
+class Observe(_Model):
+    """Extra trace lines a scenario asks for (absent: none, so other traces are unchanged)."""
+
+    requests: bool = False
+
+
 # --- the scenario --------------------------------------------------------------------------------------------------
 
 
 class Scenario(_Model):
     """One declarative experiment that runs unchanged on the stand-in and on real Pi."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, protected_namespaces=())
 
     id: str
     description: str | None = None
@@ -498,6 +672,9 @@ class Scenario(_Model):
     settings: Settings | None = None
     hooks: Hooks | None = None
     model: ModelSpec | None = None
+    project: Project | None = None
+    steps: tuple[Step, ...] = ()
+    observe: Observe | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
@@ -507,11 +684,16 @@ class Scenario(_Model):
             raise ValueError("extensions need layer app")
         if self.layer != "agent" and self.hooks is not None:
             raise ValueError("hooks need layer agent")
-        if self.layer != "app" and self.model is not None:
-            raise ValueError("model needs layer app")
         settings = self.settings
         if self.layer != "app" and settings is not None and (settings.compaction or settings.retry):
             raise ValueError("settings.compaction and settings.retry need layer app")
+        if self.layer != "app":
+            for name in ("project", "steps", "model", "observe"):
+                if name in self.model_fields_set:
+                    raise ValueError(f"{name} needs layer app")
+        shutdowns = [i for i, step in enumerate(self.steps) if isinstance(step, ShutdownStep)]
+        if shutdowns and shutdowns[0] != len(self.steps) - 1:
+            raise ValueError("a shutdown step must be the last step")
         _unique("tool name", [tool.name for tool in self.tools])
         _unique("extension name", [ext.name for ext in self.extensions])
         labels = [h.label for ext in self.extensions for h in ext.handlers if h.label is not None]

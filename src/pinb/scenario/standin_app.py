@@ -23,8 +23,12 @@ from pinb.app.session_compaction import DEFAULT_COMPACTION_SETTINGS
 from pinb.app.settlement import RetrySettings
 from pinb.app.ui import ScriptedUI
 from pinb.scenario.model import (
+    AppendSystemPromptAction,
     BlockIfMatchAction,
+    CancelCompactionAction,
     ContinueOnceAction,
+    ContinueTimesAction,
+    DropMessagesAction,
     Extension,
     Handler,
     InjectMessageAction,
@@ -32,14 +36,27 @@ from pinb.scenario.model import (
     RecordAction,
     ReplaceMessageAction,
     ReplaceResultAction,
+    ReturnValueAction,
     Scenario,
+    SetActiveToolsAction,
     SleepAction,
+    SupplySummaryAction,
     ThrowAction,
     TransformInputAction,
     Trigger,
+    TrustAction,
     UnsubscribeAction,
 )
 from pinb.scenario.standin import Triggers, drive_prompts, error_text, make_faux, scripted_responses
+from pinb.scenario.standin_project import (
+    PI_DIR,
+    drive_steps,
+    project_cwd,
+    request_line,
+    resolve_trust,
+    scrub,
+    workspace,
+)
 from pinb.scenario.standin_tools import build_tools
 from pinb.scenario.trace import TraceWriter, blocks_text, snapshot, to_pi_json
 
@@ -82,7 +99,7 @@ class _HandlerState:
         self.invocations = 0
 
 
-def make_action(action: Any, unsubscribers: dict[str, Callable[[], Any]], state: _HandlerState) -> Act:
+def make_action(action: Any, unsubscribers: dict[str, Callable[[], Any]], state: _HandlerState, pi: Any = None) -> Act:
     """One handler's behaviour: what it does and returns (a Pi-shaped dict, or ``None`` for nothing)."""
     match action:
         case RecordAction():
@@ -156,8 +173,85 @@ def make_action(action: Any, unsubscribers: dict[str, Callable[[], Any]], state:
                 return None
 
             return unsubscribe
+        case (
+            ReturnValueAction()
+            | ContinueTimesAction()
+            | TrustAction()
+            | CancelCompactionAction()
+            | SupplySummaryAction()
+            | AppendSystemPromptAction()
+            | SetActiveToolsAction()
+            | DropMessagesAction()
+        ):
+            return _app_action(action, state, pi)
         case _:
             assert_never(action)
+
+
+def _entry_draft(entry: Any) -> dict[str, Any]:
+    return {
+        "type": "custom_message",
+        "customType": entry.custom_type,
+        "content": entry.content,
+        "display": entry.display,
+    }
+
+
+def _app_action(action: Any, state: _HandlerState, pi: Any) -> Act:
+    """pinb's application-layer actions (scenarios/README.md)."""
+    match action:
+        case ReturnValueAction():
+            return lambda _event, _ctx: copy.deepcopy(action.value)
+        case ContinueTimesAction():
+
+            def continue_times(event: Any, _ctx: Any) -> Any:
+                if state.invocations > action.times:
+                    return None
+                if action.entry is None:
+                    return {"continue": True}
+                entries = [*to_pi_json(list(event.entries or ())), _entry_draft(action.entry)]
+                return {"entries": entries, "continue": True}
+
+            return continue_times
+        case TrustAction():
+            trust: dict[str, Any] = {"trusted": action.trusted}
+            if action.remember is not None:
+                trust["remember"] = action.remember
+            return lambda _event, _ctx: dict(trust)
+        case CancelCompactionAction():
+            return lambda _event, _ctx: {"cancel": True}
+        case SupplySummaryAction():
+
+            def supply(event: Any, _ctx: Any) -> Any:
+                prep = event.preparation
+                compaction = {"summary": action.summary, "firstKeptEntryId": prep.first_kept_entry_id}
+                return {"compaction": {**compaction, "tokensBefore": prep.tokens_before}}
+
+            return supply
+        case AppendSystemPromptAction():
+
+            def append(event: Any, _ctx: Any) -> Any:
+                if state.invocations != action.at:
+                    return None
+                return {"systemPrompt": event.system_prompt + action.text}
+
+            return append
+        case SetActiveToolsAction():
+
+            def set_active(_event: Any, _ctx: Any) -> Any:
+                if state.invocations == action.at:
+                    pi.set_active_tools(list(action.tools))
+                return None
+
+            return set_active
+        case DropMessagesAction():
+
+            def drop(event: Any, _ctx: Any) -> Any:
+                kept = [m for m in event.messages if blocks_text(to_pi_json(m).get("content")) != action.text]
+                return {"messages": kept}
+
+            return drop
+    raise AssertionError(action)
 
 
 def _guard(action: BlockIfMatchAction) -> Act:
@@ -225,7 +319,7 @@ def _register(
     unsubscribers: dict[str, Callable[[], Any]],
 ) -> None:
     state = _HandlerState()
-    act = make_action(handler.action, unsubscribers, state)
+    act = make_action(handler.action, unsubscribers, state, pi)
 
     async def registered(event: Any, ctx: Any) -> Any:
         state.invocations += 1
@@ -237,7 +331,10 @@ def _register(
         except Exception as exc:
             writer.ext(extension_name, handler.label, on_entry, error=error_text(exc))
             raise
-        writer.ext(extension_name, handler.label, on_entry, result=result)
+        traced = result
+        if isinstance(result, dict) and isinstance(result.get("systemPrompt"), str):
+            traced = {**result, "systemPrompt": scrub(result["systemPrompt"])}
+        writer.ext(extension_name, handler.label, on_entry, result=traced)
         return result
 
     unsubscribe = pi.on(handler.event, registered)  # type: ignore[call-overload]
@@ -290,13 +387,41 @@ async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
             {"extension": record.extension_path, "event": record.event, "error": record.error},
         )
 
+    model_settings = scenario.model
+    if model_settings is not None and (model_settings.id is not None or model_settings.reasoning is not None):
+        update = {"id": model_settings.id or faux.model.id, "reasoning": bool(model_settings.reasoning)}
+        faux.model = faux.model.model_copy(update=update)
+    session_box: list[AgentSession] = []
+    if scenario.observe is not None and scenario.observe.requests:
+        previous = faux.on_request
+
+        def on_request(request: Any) -> None:
+            if previous is not None:
+                previous(request)
+            request_line(writer, request, session_box[0] if session_box else None)
+
+        faux.on_request = on_request
+    extensions = [(ext.name, inline_extension(ext, writer, unsubscribers)) for ext in scenario.extensions]
+    project = scenario.project
+    cwd = project_cwd(project)
+    space = None
+    if project is not None:
+        trusted = True
+        if project.trust == "ask":
+            # Pi asks the project_trust handlers of a bootstrap load of the same extensions.
+            trusted = await _ask_trust(project, extensions, writer)
+        else:
+            trusted = project.trust == "trusted"
+        space = workspace(project, trusted)
     session: AgentSession = await create_agent_session(
         stream_fn=faux.stream,
         model=faux.get_model(),
         tools=build_tools(scenario.tools, commands),
-        extensions=[(ext.name, inline_extension(ext, writer, unsubscribers)) for ext in scenario.extensions],
+        extensions=extensions,
+        cwd=cwd,
+        workspace=space,
         system_prompt=scenario.system_prompt,
-        thinking_level="off",
+        thinking_level=model_settings.thinking_level or "off" if model_settings is not None else "off",
         tool_execution=settings.tool_execution,
         steering_mode=settings.steering_mode,
         follow_up_mode=settings.follow_up_mode,
@@ -304,6 +429,14 @@ async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
         on_error=on_error,
         **recovery,
     )
+    options = session._base_prompt_options
+    options.package_dir = PI_DIR
+    for tool in scenario.tools:
+        # Scenario tools are custom tools (the runner's customTools): one that takes a built-in tool's name
+        # replaces its definition, prompt snippet and guidelines included.
+        options.tool_snippets.pop(tool.name, None)
+        options.tool_guidelines.pop(tool.name, None)
+    session_box.append(session)
     triggers = Triggers(scenario.queue, writer)
     pending: set[asyncio.Task[Any]] = set()
 
@@ -326,11 +459,25 @@ async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
 
     session.subscribe(listener)
     await drive_prompts(scenario.prompts, session.prompt, writer)
-    await session.wait_for_idle()
+    shut_down = await drive_steps(scenario, session, writer)
+    if not shut_down:
+        await session.wait_for_idle()
     if pending:
         await asyncio.gather(*pending, return_exceptions=True)
     writer.write("driver", "dispose")
     session.dispose()
+
+
+async def _ask_trust(project: Any, extensions: list[Any], writer: TraceWriter) -> bool:
+    """Pi's bootstrap pass: the same extensions loaded on their own, asked ``project_trust``, then dropped."""
+    from pinb.app.extensions.api import load_extensions
+    from pinb.app.extensions.runner import ExtensionRunner
+    from pinb.app.session_tree import SessionManager
+
+    loaded = await load_extensions(list(extensions))
+    cwd = project_cwd(project)
+    runner = ExtensionRunner(loaded.extensions, loaded.runtime, cwd=cwd, session_manager=SessionManager())
+    return await resolve_trust(project, runner, writer)
 
 
 def start_like_javascript(coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any] | None:

@@ -36,12 +36,14 @@ __all__ = [
 ]
 
 STREAM_TYPES = frozenset({"message_update", "tool_execution_update"})
-COMPARED_SOURCES = ("agent", "session", "ext", "model")
+#: ``request`` and ``tree`` lines exist only where a scenario asks for them (pinb's application-layer fields).
+COMPARED_SOURCES = ("agent", "session", "ext", "model", "request", "tree")
 #: The conformance projection keeps these keys, in this order (``toolCalls`` reduced to names; ``text`` only on
-#: toolResult and assistant message lines).
+#: toolResult and assistant message lines). The last six are the fields of ``request`` and ``tree`` lines.
 PROJECTED_KEYS = (
     "source", "type", "extension", "handler", "role", "stopReason", "toolName", "toolCallId", "isError",
     "turnIndex", "outcome", "continue", "aborted", "toolCalls", "text",
+    "systemPrompt", "model", "thinkingLevel", "branch", "entries", "leaf",
 )  # fmt: skip
 LOOSE_KEYS = ("source", "type", "role", "stopReason", "toolName", "isError")
 MESSAGE_TYPES = frozenset({"message_start", "message_end"})
@@ -297,6 +299,19 @@ def event_fields(event: Mapping[str, Any], labels: Labels, *, ext: bool) -> dict
                 ("fromExtension", get("fromExtension")),
                 ("errorMessage", get("errorMessage")),
             ]
+        case "session_before_tree":
+            preparation = get("preparation")
+            pairs = [
+                ("targetId", labels.entry(_field(preparation, "targetId", "target_id"))),
+                ("oldLeafId", labels.entry(_field(preparation, "oldLeafId", "old_leaf_id"))),
+                ("userWantsSummary", _field(preparation, "userWantsSummary", "user_wants_summary")),
+            ]
+        case "session_tree":
+            pairs = [
+                ("newLeafId", labels.entry(get("newLeafId"))),
+                ("oldLeafId", labels.entry(get("oldLeafId"))),
+                ("fromExtension", get("fromExtension")),
+            ]
         case _:
             pairs = []
     return _defined(pairs)
@@ -477,6 +492,13 @@ def snapshot(event: Any) -> dict[str, Any]:
 
 def _result_json(result: Any, labels: Labels) -> Any:
     data = to_pi_json(result)
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        data = {**data, "messages": [message_summary(m, labels, end=True) for m in data["messages"]]}
+    if isinstance(data, dict) and isinstance(data.get("compaction"), Mapping):
+        # A supplied compaction: its entry id is labelled; tokensBefore is an estimate and is not traced.
+        compaction = {k: v for k, v in data["compaction"].items() if k != "tokensBefore"}
+        compaction["firstKeptEntryId"] = labels.entry(compaction.get("firstKeptEntryId"))
+        data = {**data, "compaction": compaction}
     message = data.get("message") if isinstance(data, dict) else None
     # Only a real message (one with a role) is summarised; inject_message's draft is written as returned.
     if isinstance(message, Mapping) and isinstance(message.get("role"), str):

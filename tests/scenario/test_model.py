@@ -210,7 +210,7 @@ INVALID: list[tuple[str, dict[str, Any]]] = [
     ("hooks block reason not string", _with(AGENT, lambda d: d.update(
         hooks={"before_tool_call": {"kind": "block", "reason": 1}}))),
     ("model on layer agent", _with(AGENT, lambda d: d.update(model={"context_window": 4000}))),
-    ("model unknown field", _with(APP, lambda d: d.update(model={"id": "faux-2"}))),
+    ("model unknown field", _with(APP, lambda d: d.update(model={"name": "faux-2"}))),
     ("model zero window", _with(APP, lambda d: d.update(model={"context_window": 0}))),
     ("compaction on layer agent", _with(AGENT, lambda d: d.update(settings={"compaction": {"enabled": False}}))),
     ("retry on layer agent", _with(AGENT, lambda d: d.update(settings={"retry": {"max_retries": 1}}))),

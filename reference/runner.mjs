@@ -81,7 +81,7 @@ class Trace {
 		for (const [key, value] of pairs) {
 			if (value !== undefined) line[key] = value;
 		}
-		process.stdout.write(`${JSON.stringify(line)}\n`);
+		process.stdout.write(`${scrubPaths(JSON.stringify(line))}\n`);
 		return line;
 	}
 }

@@ -55,6 +55,7 @@ from pinb.scenario.standin_project import (
     request_line,
     resolve_trust,
     scrub,
+    scrub_lines,
     workspace,
 )
 from pinb.scenario.standin_tools import build_tools
@@ -466,6 +467,7 @@ async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
         await asyncio.gather(*pending, return_exceptions=True)
     writer.write("driver", "dispose")
     session.dispose()
+    scrub_lines(writer.lines)
 
 
 async def _ask_trust(project: Any, extensions: list[Any], writer: TraceWriter) -> bool:

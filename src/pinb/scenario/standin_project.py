@@ -8,6 +8,7 @@ the whole session tree. Nothing touches the host's file system.
 
 from __future__ import annotations
 
+import json
 import posixpath
 from collections.abc import Mapping
 from typing import Any
@@ -42,6 +43,15 @@ TRUST_REQUIRING = ("settings.json", "mcp.json", "extensions", "skills", "prompts
 def scrub(text: Any) -> Any:
     """Machine paths as traces write them."""
     return text.replace(HOME, "<home>") if isinstance(text, str) else text
+
+
+def scrub_lines(lines: list[dict[str, Any]]) -> None:
+    """Write the home folder as ``<home>`` wherever a line carries it (a skill's location in an expanded /skill
+    prompt, say), as the runner writes its temporary folder."""
+    for index, line in enumerate(lines):
+        text = json.dumps(line, ensure_ascii=False)
+        if HOME in text:
+            lines[index] = json.loads(text.replace(HOME, "<home>"))
 
 
 def project_root() -> str:

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from pinb.chapters import registry
-from pinb.chapters.experiments import ProbeExperiment, ScenarioExperiment, experiment_for, unrun_reason
+from pinb.chapters.experiments import ScenarioExperiment, experiment_for, unrun_reason
 from pinb.chapters.registry import claim_spec
 from pinb.scenario.model import parse_scenario
 
@@ -28,9 +28,9 @@ def test_unrun_reasons() -> None:
     app_on_103 = unrun_reason(claim_spec("pi-16.guard.blocks-force-push"), "pi", "1.0.3")
     assert app_on_103 and "no application layer" in app_on_103
     assert unrun_reason(claim_spec("pi-01.example.three-lines"), "pi", "1.0.3") is None
-    probe = claim_spec("pi-01.seam.before-agent-start-text-not-builder")
-    assert isinstance(experiment_for(probe.id), ProbeExperiment)
-    assert unrun_reason(probe, "pi", "1.6.0")
+    assembly = claim_spec("pi-01.seam.before-agent-start-text-not-builder")
+    assert isinstance(experiment_for(assembly.id), ScenarioExperiment)
+    assert unrun_reason(assembly, "pi", "1.6.0") is None
     for seam in ("pi-01.seam.prepare-request-throw-stops", "pi-01.seam.before-tool-call-mutation"):
         assert isinstance(experiment_for(seam), ScenarioExperiment)
         assert unrun_reason(claim_spec(seam), "pi", "1.6.0") is None

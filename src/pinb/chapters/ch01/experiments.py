@@ -10,7 +10,7 @@ from typing import Any
 
 from pinb.chapters import common, tq
 from pinb.chapters import scenarios as sc
-from pinb.chapters.ch01 import packages, probes
+from pinb.chapters.ch01 import assembly, packages
 from pinb.chapters.ch01.program import NAME, program
 from pinb.chapters.experiments import (
     BookExampleExperiment,
@@ -680,5 +680,5 @@ EXPERIMENTS: dict[str, Any] = {
     "example.tool-shape": ScenarioExperiment(_word_count_agent, judge_tool_shape),
     "example.runs-on-pinned-packages": BookExampleExperiment(NAME, program, judge_book_runs_on_pinned),
 }
-EXPERIMENTS.update(probes.EXPERIMENTS)
+EXPERIMENTS.update(assembly.EXPERIMENTS)
 EXPERIMENTS.update({name: PackageExperiment(judge, packages.load_facts) for name, judge in packages.JUDGES.items()})

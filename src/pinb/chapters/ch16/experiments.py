@@ -10,7 +10,7 @@ from typing import Any
 from pinb.app.guard import guard_verdict
 from pinb.chapters import common, tq
 from pinb.chapters import scenarios as sc
-from pinb.chapters.ch16 import probes
+from pinb.chapters.ch16 import sessions
 from pinb.chapters.ch16.guard import EVASION_CORPUS, book_decision, book_patterns, guard_extension, pattern_sources
 from pinb.chapters.experiments import Finding, Params, ScenarioExperiment, Trace
 
@@ -751,4 +751,4 @@ EXPERIMENTS: dict[str, Any] = {
     "events.turn-end": ScenarioExperiment(_turn_end, judge_turn_end_actionable),
     "events.agent-before-settle": ScenarioExperiment(_settle, common.judge_before_settle_actionable),
 }
-EXPERIMENTS.update(probes.EXPERIMENTS)
+EXPERIMENTS.update(sessions.EXPERIMENTS)

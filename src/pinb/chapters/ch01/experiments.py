@@ -484,8 +484,9 @@ def judge_book_three_lines(run: Any) -> Finding:
 
 def judge_book_runs_on_pinned(run: Any) -> Finding:
     detail = (
-        "1.0.4, the book's pin, is not a published version (pi-01.packages.pinned-release); the pi backend runs the "
-        f"program on the nearest release (1.0.3) and on 1.6.0; packages {run.packages}"
+        "1.0.4, the book's pin, was not on the npm registry when pinb last checked (pi-01.packages.pinned-release); "
+        "the pi backend runs the program on the nearest release there (1.0.3), on 1.6.0, and on 1.0.4 from a local "
+        f"package source (pinb reference install --from); packages {run.packages}"
     )
     if run.exit_code != 0:
         return Finding(False, _failure(run), detail)

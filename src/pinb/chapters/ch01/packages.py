@@ -117,9 +117,11 @@ def judge_core_size(f: Facts) -> Finding:
 
 def judge_pinned_release(f: Facts) -> Finding:
     exists = f.facts.version_exists
+    checked = str(f.facts.read_at)[:10]
     return Finding(
         bool(exists.get("1.0.4")),
-        f"published pi-agent-core versions include 1.0.4: {exists.get('1.0.4')} (checked: {exists}; {f.source})",
+        f"pi-agent-core 1.0.4 on the npm registry as of {checked}: {exists.get('1.0.4')} (versions checked: {exists}; "
+        f"{f.source})",
     )
 
 

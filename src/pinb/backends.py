@@ -39,7 +39,7 @@ PI_RELEASES: tuple[PiRelease, ...] = (
     ),
 )
 PI_MODELLED_VERSION = PI_RELEASES[0].version
-#: The version the book's text pins; it was never published.
+#: The version the book's text pins; it was not on the npm registry as of 2026-11-30 (a local source can supply it).
 BOOK_PINNED_VERSION = "1.0.4"
 
 #: A backend as run records name it.

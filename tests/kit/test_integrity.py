@@ -111,3 +111,16 @@ def _sha256(path) -> str:
     import hashlib
 
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_two_runs_that_could_not_start_share_the_source_notebook(project: Project, record_run: RecordRun) -> None:
+    """The kit keeps the source notebook when no kernel starts; two such attempts are not copies of each other."""
+    runs = [record_run("kt-01-chapter", [], status="error", failure="NoSuchKernel: no kernel") for _ in range(2)]
+    source = (project.root / "notebooks" / "holds.ipynb").read_bytes()
+    for run in runs:
+        notebook = run.path / "executed.ipynb"
+        notebook.chmod(0o644)
+        notebook.write_bytes(source)
+        digest = _sha256(notebook)
+        _edit(run.path / "run.json", lambda record, digest=digest: record["artifacts"][0].update(sha256=digest))
+    assert [run.problem for run in project.store.list().runs] == [None, None]

@@ -180,7 +180,8 @@ class RunStore:
                 (run.record.run_id, artifact.sha256)
                 for run in listing.runs
                 for artifact in run.record.artifacts
-                if artifact.path == EXECUTED_NOTEBOOK
+                # a run the kit could not start keeps the source notebook: two such runs share it honestly
+                if artifact.path == EXECUTED_NOTEBOOK and run.record.status == "completed"
             ]
         )
         listing.runs = [

@@ -28,14 +28,15 @@ class PiRelease:
     note: str = ""
 
 
-#: Newest first; the first is the release the stand-in models and the default of the `pi` backend.
+#: Newest first; the first is the release the stand-in models and the default of the `pi` backend, the last the
+#: published release nearest the book's pin (`BOOK_PINNED_VERSION`).
 PI_RELEASES: tuple[PiRelease, ...] = (
     PiRelease("1.6.0", frozenset({"agent", "app", "package"}), "the release the stand-in models"),
     PiRelease(
         "1.0.3",
         frozenset({"agent", "package"}),
-        "the published release nearest the book's pin; its reference set has only pi-agent-core and pi-ai "
-        "(no application layer)",
+        "@earendil-works/pi-coding-agent 1.0.3 cannot be installed: its dependency @earendil-works/chord@^1.0.3 "
+        "was not on the npm registry as of 2026-11-30 (no 1.x version of chord was), so layer app runs on Pi 1.6.0 only",
     ),
 )
 PI_MODELLED_VERSION = PI_RELEASES[0].version
@@ -95,7 +96,8 @@ class Backend:
             return True, ""
         release = self.release
         if self.family == "pi" and release is not None and layer not in release.layers:
-            return False, f"the {self.label} reference set has no {layer} layer ({release.note})"
+            what = "only pi-agent-core and pi-ai (no application layer)" if layer == "app" else f"no {layer} layer"
+            return False, f"the {self.label} reference set has {what}: {release.note}"
         return True, ""
 
 

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from pinb.backends import PI_RELEASES
 from pinb.errors import UsageError
 from pinb.scenario.corpus import DEFAULT_PI_VERSION, corpus_dir
 from pinb.scenario.model import load_scenario
@@ -68,7 +69,7 @@ def add_commands(subparsers: Any) -> None:
     reference.set_defaults(run=_help(reference))
 
     drift = subparsers.add_parser("drift", help="what changed between two Pi versions on the agent-layer corpus")
-    drift.add_argument("--from", dest="from_version", default="1.0.3", metavar="V")
+    drift.add_argument("--from", dest="from_version", default=PI_RELEASES[-1].version, metavar="V")
     drift.add_argument("--to", dest="to_version", default=DEFAULT_PI_VERSION, metavar="V")
     drift.add_argument("--recorded", action="store_true", help="use the recorded traces instead of running Node")
     drift.add_argument("--corpus", type=Path)

@@ -26,10 +26,7 @@ from pinb.errors import ReferenceError_
 SUPPORTED_VERSIONS: tuple[str, ...] = tuple(release.version for release in PI_RELEASES)
 APP_LAYER_VERSIONS: tuple[str, ...] = tuple(release.version for release in PI_RELEASES if "app" in release.layers)
 MIN_NODE = (22, 19, 0)
-NO_APP_LAYER = {
-    "1.0.3": "@earendil-works/pi-coding-agent 1.0.3 cannot be installed: its dependency @earendil-works/chord@^1.0.3 "
-    "was not on the npm registry as of 2026-11-30 (no 1.x version of chord was), so layer app runs on Pi 1.6.0 only",
-}
+NO_APP_LAYER = {release.version: release.note for release in PI_RELEASES if "app" not in release.layers}
 RUN_TIMEOUT_S = 120
 _NETWORK_ERRORS = ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENETUNREACH", "network")
 

@@ -214,6 +214,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         _out("updated " + ", ".join(_shown(project, path) for path in result.refreshed))
     for line in failures:
         print(f"pinb: {line}", file=sys.stderr)
+    for note in _text_notes(project.select(list(args.chapters))):
+        print(f"pinb: warning: {note}", file=sys.stderr)
     return verify_exit_code(result, rows)
 
 

@@ -36,7 +36,8 @@ PI_RELEASES: tuple[PiRelease, ...] = (
         "1.0.3",
         frozenset({"agent", "package"}),
         "@earendil-works/pi-coding-agent 1.0.3 cannot be installed: its dependency @earendil-works/chord@^1.0.3 "
-        "was not on the npm registry as of 2026-11-30 (no 1.x version of chord was), so layer app runs on Pi 1.6.0 only",
+        "was not on the npm registry as of 2026-11-30 (no 1.x version of chord was), "
+        "so layer app runs on Pi 1.6.0 only",
     ),
 )
 PI_MODELLED_VERSION = PI_RELEASES[0].version

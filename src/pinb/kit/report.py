@@ -251,7 +251,8 @@ def _experiment_row(
         )
     method = f"`{chapter.notebook}` on {', '.join(claim.backends)}"
     run = runs.get(status.run_id or "")
-    completed = run is not None and run.record.status == "completed"
+    # a run that does not match its evidence decides too: its claims are ERROR, whatever its record says
+    completed = run is not None and (run.record.status == "completed" or run.problem is not None)
     per_backend = _backend_results(project, chapter, status, own, runs)
     if status.status in ("OBSERVED", "CONTRADICTED", "ERROR") and completed:
         return ExperimentRow(
@@ -291,7 +292,7 @@ def _backend_results(
             results.append(BackendResult(backend=backend, result="UNRUN", reason=reason, run_id=None, current=current))
             continue
         record = runs[verdict.run_id].record
-        if record.status != "completed":
+        if record.status != "completed" and runs[verdict.run_id].problem is None:
             reason = f"no completed run on current inputs: run {record.run_id} {record.status} ({record.failure})"
             results.append(BackendResult(backend=backend, result="UNRUN", reason=reason, run_id=None, current=current))
             continue

@@ -15,7 +15,8 @@ from .traces import guard_trace, parallel_tools_trace, word_count_trace
 
 def test_three_lines_holds_on_the_books_output_and_fails_otherwise() -> None:
     trace = word_count_trace()
-    assert exp01.example_lines(trace) == exp01.BOOK_OUTPUT
+    assert exp01.printed_output() == ["stop: toolUse", 'tool: word_count {"words":4}', "stop: stop"]  # the quote
+    assert exp01.example_lines(trace) == exp01.printed_output()
     assert exp01.judge_three_lines({"word-count": trace}).holds
     changed = copy.deepcopy(trace)
     next(line for line in changed if line["type"] == "tool_execution_end")["details"] = {"words": 5}

@@ -11,7 +11,7 @@ from typing import Any
 from pinb.chapters import common, tq
 from pinb.chapters import scenarios as sc
 from pinb.chapters.ch01 import assembly, packages
-from pinb.chapters.ch01.program import NAME, program
+from pinb.chapters.ch01.program import NAME, printed_output, program
 from pinb.chapters.experiments import (
     BookExampleExperiment,
     Finding,
@@ -406,12 +406,9 @@ def example_lines(trace: Trace) -> list[str]:
     return out
 
 
-BOOK_OUTPUT = ["stop: toolUse", 'tool: word_count {"words":4}', "stop: stop"]
-
-
 def judge_three_lines(traces: dict[str, Trace]) -> Finding:
-    printed = example_lines(traces["word-count"])
-    return Finding(printed == BOOK_OUTPUT, "printed " + " | ".join(printed), "book: " + " | ".join(BOOK_OUTPUT))
+    printed, book = example_lines(traces["word-count"]), printed_output()
+    return Finding(printed == book, "printed " + " | ".join(printed), "book: " + " | ".join(book))
 
 
 PORT = (
@@ -467,11 +464,11 @@ def _failure(run: Any) -> str:
 
 
 def _printed_book_output(run: Any) -> bool:
-    return run.exit_code == 0 and run.stdout.splitlines() == BOOK_OUTPUT
+    return run.exit_code == 0 and run.stdout.splitlines() == printed_output()
 
 
 def judge_book_three_lines(run: Any) -> Finding:
-    detail = "book: " + " | ".join(BOOK_OUTPUT) + f"; command `{' '.join(run.command)}`, run {run.ran_at}"
+    detail = "book: " + " | ".join(printed_output()) + f"; command `{' '.join(run.command)}`, run {run.ran_at}"
     if run.exit_code != 0:
         return Finding(False, _failure(run), detail)
     printed = " | ".join(run.stdout.splitlines()) or "nothing"

@@ -6,14 +6,31 @@ the book directory at run time, from its first import to the line that prompts t
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pinb.chapters.book import chapter_text, printed_code
 from pinb.chapters.ledger import LEDGER_FILE, load_ledger
+from pinb.errors import UsageError
 
 NAME = "ch01-agent-core"
 FIRST_LINE = 'import { Agent, type AgentTool } from "'
 LAST_LINE = "await agent.prompt("
+
+
+#: The claim whose quote is what the program prints.
+OUTPUT_CLAIM = "pi-01.example.three-lines"
+OUTPUT_INTRO = "This program prints:"
+
+
+def printed_output() -> list[str]:
+    """The lines the chapter says the program prints, from the quote of `pi-01.example.three-lines` (checked
+    against the chapter text whenever it is available); each line starts with `stop:` or `tool:`."""
+    claim = load_ledger(Path(__file__).with_name(LEDGER_FILE)).claim(OUTPUT_CLAIM)
+    if claim is None or OUTPUT_INTRO not in claim.text:
+        raise UsageError(f"chapter 01's ledger has no claim {OUTPUT_CLAIM} quoting {OUTPUT_INTRO!r}")
+    printed = claim.text.split(OUTPUT_INTRO, 1)[1]
+    return [line.strip() for line in re.split(r"(?=\b(?:stop|tool): )", printed) if line.strip()]
 
 
 def program() -> str | None:

@@ -4,7 +4,8 @@ PyYAML reads YAML 1.1: ``disable-model-invocation: yes`` became true and hid the
 Pi lists (``"yes" === true`` is false there); ``description: yes`` or ``description: 2024-01-01`` were not strings,
 so the skill was dropped; a key given twice and a ``<<`` merge key were accepted. The expected values in
 ``tests/app/golden/skills_frontmatter_pi160.json`` come from real Pi 1.6.0's ``loadSkillsFromDir`` run by Node on
-the same files (the file names how).
+the same files (the file names how), and the corpus scenario ``app-project-skill-frontmatter-yaml12`` shows the
+same in the system prompt real Pi 1.6.0 sent.
 """
 
 from __future__ import annotations
@@ -13,6 +14,10 @@ import json
 from pathlib import Path
 
 from pinb.app.resources import VirtualFS, Workspace, load_skills, parse_frontmatter
+from pinb.scenario.corpus import read_recorded
+from pinb.scenario.model import load_scenario
+from pinb.scenario.standin import run_on_standin
+from pinb.scenario.trace import first_difference
 
 GOLDEN = json.loads((Path(__file__).parents[1] / "app" / "golden" / "skills_frontmatter_pi160.json").read_text())
 
@@ -53,3 +58,14 @@ def test_yes_is_a_string() -> None:
     frontmatter, body = parse_frontmatter("---\ndisable-model-invocation: yes\nn: 017\nm: 0o17\n---\nBody.")
     assert frontmatter == {"disable-model-invocation": "yes", "n": 17, "m": 15}
     assert body == "Body."
+
+
+def test_the_system_prompt_lists_the_skills_real_pi_lists() -> None:
+    scenarios = Path(__file__).parents[2] / "scenarios"
+    scenario = load_scenario(scenarios / "app-project-skill-frontmatter-yaml12.json")
+    recorded = read_recorded(scenario.id, "1.6.0", scenarios)
+    assert recorded is not None
+    prompt = next(line["systemPrompt"] for line in recorded if line["source"] == "request")
+    listed = [name for name in ("affirm", "dated", "deploy", "hidden") if f"<name>{name}</name>" in prompt]
+    assert listed == ["affirm", "dated", "deploy"]
+    assert first_difference(run_on_standin(scenario), recorded) is None

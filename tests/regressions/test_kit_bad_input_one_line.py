@@ -36,6 +36,10 @@ def project(tmp_path: Path) -> Project:
         (REGISTRY, ["verify", "--cell-timeout", "inf"], "pinb: error: argument --cell-timeout: not a number"),
         (REGISTRY, ["status", "--backend", "pi@9.9.9"], "pinb: error: unknown Pi version '9.9.9': no run on record"),
         (REGISTRY, ["status", "--backend", "pi@"], "pinb: error: invalid backend 'pi@'"),
+        (REGISTRY, ["status", "--backend", ""], "pinb: error: invalid backend ''"),
+        (REGISTRY, ["status", "--backend", "pi@x"], "pinb: error: unknown Pi version 'x': no run on record"),
+        (REGISTRY, ["verify", "--timeout", "1e400"], "pinb: error: argument --timeout: not a number of seconds"),
+        ("builtins:list", ["status"], "pinb: error: chapter registry 'builtins:list' returned list, not"),
     ],
 )
 def test_one_line_and_exit_2(

@@ -309,7 +309,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     chapters = project.select(args.chapters)
     listing = project.store.list()
     _warn(listing.problems, listing.runs)
-    backend = resolve_backend(project, args.backend) if args.backend else None
+    backend = resolve_backend(project, args.backend) if args.backend is not None else None
     if backend is not None:
         check_known_backend(backend, listing.runs)
     statuses = [status for chapter in chapters for status in chapter_statuses(project, chapter, listing.runs, backend)]

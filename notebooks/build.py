@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +30,28 @@ backend = "standin"  # "standin" (pinb's Python stand-in) or "pi" (the real Pi p
 pi_version = "{pi_version}"  # for backend "pi": {pi_versions}
 install_pi_packages = False  # for backend "pi": install Node 22 and the pinned Pi packages if missing
 artifacts_dir = None  # where the traces are written (set by pinb verify)
-pinb_pip_spec = ""  # Colab: where to install pinb from when it is not importable (a git URL or a wheel)
+pinb_pip_spec = {pip_spec}  # Colab: where to install pinb from when it is not importable (a git URL or a wheel)
 counterfactual = ""  # "first" or a fault name: also show each claim's verdict under a stand-in fault (not recorded)
 {knobs}
 """
+
+HOW_TO = """\
+## How to use this notebook
+
+Each section quotes the book, shows the **experiment** that checks the sentence, runs it on the backend chosen in
+the parameters cell below, draws what happened, and records the **verdict**: OBSERVED (the sentence held),
+CONTRADICTED (a finding: it did not), ERROR (the experiment raised) or UNRUN (with the reason). Under each live
+verdict, the verdicts other backends' recorded runs gave are shown, labelled as recorded.
+
+- Scenarios are data: change an entry of `experiment.scenarios[...]`, re-run the check cell under it, and watch
+  the verdict follow (an edited run says so in its evidence).
+- The parameters cell chooses the backend (`standin`, or `pi` for the real Pi packages through Node) and the
+  experiments' knobs; `counterfactual = "first"` also shows what each check would say had Pi behaved otherwise.
+- Headless, `pinb verify {chapter}` runs this notebook with papermill and records the run.
+"""
+
+BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
+README_START, README_END = "<!-- colab:start -->", "<!-- colab:end -->"
 
 # After the parameters, so that an injected `pinb_pip_spec` is the one installed.
 INSTALL = """\
@@ -67,7 +86,12 @@ if backend == "pi":
                                f"`pinb reference install --pi-version {{pi_version}}`")
         reference.install(pi_version, progress=print)
 
-run = ChapterRun({chapter!r}, backend, pi_version, knobs=dict({knob_names}), artifacts_dir=artifacts_dir)
+from pinb.kit.recorded import recorded_verdicts
+
+recorded = recorded_verdicts({chapter!r})  # other backends' recorded runs, shown under each live verdict
+run = ChapterRun(
+    {chapter!r}, backend, pi_version, knobs=dict({knob_names}), artifacts_dir=artifacts_dir, recorded=recorded
+)
 print("checking", {chapter!r}, "on", run.label)
 if counterfactual:  # off by default: each check also shows what it would say had Pi behaved otherwise
     from pinb.testing.counterfactual import attach
@@ -86,9 +110,15 @@ def _quote(spec: ClaimEntry) -> str:
 
 
 def _claim_cells(spec: ClaimEntry, pictures: dict[str, list[str]]) -> list[Any]:
+    """A reported claim is its quote and reason; a runnable one also shows its experiment, runs it, judges it."""
     cells = [new_markdown_cell(_quote(spec))]
-    cells.append(new_code_cell(f"obs = await run.check({spec.id!r})"))
-    cells.extend(new_code_cell(source) for source in pictures.get(spec.id, []))
+    if spec.kind == "reported":
+        return cells
+    own = pictures.get(spec.id, [])
+    show = "" if not own else ", show=False"
+    cells.append(new_code_cell(f"experiment = run.experiment({spec.id!r})\nexperiment"))
+    cells.append(new_code_cell(f"obs = await run.check({spec.id!r}, experiment{show})"))
+    cells.extend(new_code_cell(source) for source in own)
     return cells
 
 
@@ -100,29 +130,70 @@ def _sections(ledger: Ledger) -> list[tuple[str, list[ClaimEntry]]]:
     return list(grouped.items())
 
 
-def _parameters(knobs: dict[str, tuple[object, str]]) -> str:
-    lines = [
-        f"{name} = {json.dumps(value) if isinstance(value, str) else value!r}  # {what}"
-        for name, (value, what) in knobs.items()
-    ]
+def _literal(value: object) -> str:
+    """A knob's default as Python source: strings in double quotes, as the rest of the cell writes them."""
+    return json.dumps(value) if isinstance(value, str) else repr(value)
+
+
+def _parameters(knobs: dict[str, tuple[object, str]], repository: str | None) -> str:
+    lines = [f"{name} = {_literal(value)}  # {what}" for name, (value, what) in knobs.items()]
     versions = ", or ".join(
         f"{r.version}" + ("" if "app" in r.layers else " (agent-core claims only)") for r in PI_RELEASES
     )
-    return PARAMETERS.format(knobs="\n".join(lines), pi_version=PI_MODELLED_VERSION, pi_versions=versions)
+    return PARAMETERS.format(
+        knobs="\n".join(lines),
+        pi_version=PI_MODELLED_VERSION,
+        pi_versions=versions,
+        pip_spec=json.dumps(f"git+{repository}" if repository else ""),
+    )
 
 
-def chapter_notebook(found: registry.ChapterFolder) -> Any:
+def repository_url(root: Path) -> str | None:
+    """The repository's public location, `[project.urls] Repository` in pyproject.toml (None until it is set)."""
+    try:
+        project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8")).get("project", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    url = str(project.get("urls", {}).get("Repository", "")).strip().rstrip("/")
+    return url.removesuffix(".git") if url.startswith("https://github.com/") else None
+
+
+def colab_url(repository: str, notebook: str) -> str:
+    """Colab's address for a notebook of a GitHub repository (its default branch, `main`)."""
+    return f"https://colab.research.google.com/github/{repository.removeprefix('https://github.com/')}/blob/main/{notebook}"
+
+
+def colab_badge(repository: str, notebook: str) -> str:
+    return f"[![Open In Colab]({BADGE_IMAGE})]({colab_url(repository, notebook)})"
+
+
+def colab_block(repository: str | None, chapters: list[registry.ChapterFolder]) -> str:
+    """The README's Colab section body: one badge per notebook, or the one line to set until there is a URL."""
+    if repository is None:
+        return (
+            "Open-in-Colab badges appear here once the repository's public location is set: add "
+            '`Repository = "https://github.com/<owner>/<repo>"` under `[project.urls]` in `pyproject.toml`, then '
+            "run `python notebooks/build.py` (it also makes that URL each notebook's default `pinb_pip_spec`).\n"
+        )
+    return "".join(
+        f"- {colab_badge(repository, c.ledger.notebook)} `{c.ledger.notebook}` — {c.ledger.title}\n" for c in chapters
+    )
+
+
+def chapter_notebook(found: registry.ChapterFolder, repository: str | None = None) -> Any:
     """The notebook of one chapter, from its ledger and its folder's optional `notebook.py`."""
     ledger = found.ledger
     shown = found.module("notebook")
     knobs: dict[str, tuple[object, str]] = dict(getattr(shown, "KNOBS", {}))
     pictures: dict[str, list[str]] = dict(getattr(shown, "PICTURES", {}))
     extra: list[tuple[str, str]] = list(getattr(shown, "EXTRA_CELLS", []))
-    intro = f"# {ledger.title} — the claims, checked" + (f"\n\n{ledger.intro}" if ledger.intro else "")
-    parameters = new_code_cell(_parameters(knobs).rstrip("\n") + "\n")
+    title = f"# {ledger.title} — the claims, checked" + (f"\n\n{ledger.intro}" if ledger.intro else "")
+    badge = f"\n\n{colab_badge(repository, ledger.notebook)}" if repository else ""
+    parameters = new_code_cell(_parameters(knobs, repository).rstrip("\n") + "\n")
     parameters.metadata["tags"] = ["parameters"]
     knob_names = ", ".join(f"{name}={name}" for name in knobs)
-    cells = [parameters, new_code_cell(INSTALL), new_markdown_cell(intro)]
+    cells = [new_markdown_cell(title + badge), new_markdown_cell(HOW_TO.format(chapter=ledger.id))]
+    cells += [parameters, new_code_cell(INSTALL)]
     cells.append(new_code_cell(SETUP.format(chapter=ledger.id, knob_names=knob_names)))
     for title, specs in _sections(ledger):
         cells.append(new_markdown_cell(f"## {title}"))
@@ -159,20 +230,29 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"unknown chapter(s): {', '.join(unknown)} (known: {', '.join(found)})", file=sys.stderr)
         return 2
-    stale = []
+    repository = repository_url(args.root)
+    outputs: dict[Path, str] = {}
     for chapter_id, chapter in found.items():
         if args.chapter and chapter_id not in args.chapter:
             continue
-        notebook = chapter_notebook(chapter)
+        notebook = chapter_notebook(chapter, repository)
         nbformat.validate(notebook)
-        text = render(notebook)
-        path = args.root / chapter.ledger.notebook
+        outputs[args.root / chapter.ledger.notebook] = render(notebook)
+    readme = args.root / "README.md"
+    text = readme.read_text(encoding="utf-8") if readme.is_file() else ""
+    if README_START in text and README_END in text:
+        before, _, rest = text.partition(README_START)
+        after = rest.partition(README_END)[2]
+        block = colab_block(repository, list(found.values()))
+        outputs[readme] = f"{before}{README_START}\n{block}{README_END}{after}"
+    stale = []
+    for path, content in outputs.items():
         if args.check:
-            if not path.exists() or path.read_text(encoding="utf-8") != text:
-                stale.append(chapter.ledger.notebook)
+            if not path.exists() or path.read_text(encoding="utf-8") != content:
+                stale.append(path.relative_to(args.root).as_posix())
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            path.write_text(content, encoding="utf-8")
     if stale:
         print("out of date (run python notebooks/build.py):", ", ".join(stale), file=sys.stderr)
         return 1

@@ -22,12 +22,18 @@ def test_notebook_committed_without_outputs_with_a_parameters_cell(ledger: Ledge
     nb = json.loads(path.read_text(encoding="utf-8"))
     code = [cell for cell in nb["cells"] if cell["cell_type"] == "code"]
     assert all(cell["outputs"] == [] and cell["execution_count"] is None for cell in code)
-    assert "parameters" in nb["cells"][0]["metadata"].get("tags", [])
+    title, how_to, parameters = nb["cells"][:3]
+    assert "".join(title["source"]).startswith("# ") and "".join(how_to["source"]).startswith("## How to use")
+    assert "parameters" in parameters["metadata"].get("tags", []) and parameters is code[0]
     names = inspect_notebook(path).parameter_names
     assert {"backend", "pi_version", "pinb_pip_spec", "artifacts_dir"} <= set(names)
     sources = "".join("".join(cell["source"]) for cell in code)
     for spec in ledger.claims:
-        assert f"await run.check({spec.id!r})" in sources, spec.id
+        if spec.kind == "reported":  # a markdown section with its reason, and no code cell
+            assert repr(spec.id) not in sources, spec.id
+        else:  # the experiment is shown, then run and judged with whatever the reader made of it
+            assert f"experiment = run.experiment({spec.id!r})\nexperiment" in sources, spec.id
+            assert f"await run.check({spec.id!r}, experiment" in sources, spec.id
 
 
 def test_notebooks_match_their_generator() -> None:
@@ -58,7 +64,8 @@ def test_notebook_runs_headless_on_the_standin(ledger: Ledger, tmp_path: Path) -
     skipped = {o["claim_id"]: o["evidence"] for o in outcomes if o["outcome"] == "skipped"}
     runnable = {s.id for s in ledger.claims if s.kind == "runnable" and "standin" in s.backends}
     assert checked == runnable
-    # Every claim the stand-in does not check is recorded as skipped, with its reason.
-    assert set(skipped) == {s.id for s in ledger.claims} - checked and all(skipped.values())
+    # Every runnable claim the stand-in does not check is recorded as skipped, with its reason; reported claims
+    # have no code cell, so the run records nothing for them (status says why they are UNRUN, from the ledger).
+    assert set(skipped) == {s.id for s in ledger.claims if s.kind == "runnable"} - checked and all(skipped.values())
     assert all(o["backend"] == "standin" and o["outcome"] != "error" for o in outcomes), outcomes
     assert any((tmp_path / "artifacts").glob("*.jsonl"))

@@ -71,7 +71,7 @@ def test_request_inputs_reads_model_lines_and_meta() -> None:
     assert [m["role"] for m in requests[1].branch] == ["system", "user", "assistant", "toolResult"]
     assert requests[0].settings["backend"] == "pi@1.6.0"
     html = views.request_inspector_html(requests)
-    assert html.count("<tr><td>") == 2 and "not traced" in html
+    assert html.count("<tr><td") == 2 and "not traced" in html
     # request 1: both messages are new; request 2: the assistant reply and the tool result
     assert html.count("background:#e6f4ea") == 4
 

@@ -36,20 +36,67 @@ def test_guard_with_ui_asks() -> None:
 
 def test_guard_tester_widget_updates() -> None:
     tester = guard_widgets.GuardTester("git status")
-    assert "no pattern matched" in tester.result.value
+    assert "no pattern matched" in tester.shown().html
     tester.command.value = "git clean -fdx"
-    assert "blocked" in tester.result.value and "clean" in tester.result.value
+    assert "blocked" in tester.shown().html and "clean" in tester.shown().html
     assert tester.summary().startswith("guard tester: bash 'git clean -fdx' -> blocked")
+
+
+def test_guard_tester_says_when_allowed_is_a_miss() -> None:
+    """`git push origin +main` force-pushes; the book's patterns let it through, and the tester says so."""
+    missed = guard_widgets.guard_html("git push origin +main")
+    assert "data-blocked='false'" in missed and "a miss" in missed and "destructive" in missed
+    caught = guard_widgets.guard_html("git push --force")
+    assert "data-blocked='true'" in caught and "a miss" not in caught
+    assert "not in the chapter&#x27;s corpus" in guard_widgets.guard_html("echo hello")
+
+
+class _Handle:
+    def __init__(self, shown: object) -> None:
+        self.shown = [shown]
+
+    def update(self, shown: object) -> None:
+        self.shown.append(shown)
+
+
+def test_record_draws_one_answer_and_redraws_it_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first answer never stays under the tester after the input changes, and nothing is printed twice."""
+    import IPython.display
+
+    shown: list[object] = []
+    handles: list[_Handle] = []
+
+    def fake_display(obj: object, raw: bool = False, display_id: bool = False) -> _Handle | None:
+        shown.append(obj)
+        if display_id:
+            handles.append(_Handle(obj))
+            return handles[-1]
+        return None
+
+    monkeypatch.setattr(IPython.display, "display", fake_display)
+    tester = widgets.record(guard_widgets.GuardTester("git push --force origin main"))
+    controls, answer = shown
+    assert controls["text/plain"] == widgets.CONTROLS_TEXT and "application/vnd.jupyter.widget-view+json" in controls
+    assert "data-blocked='true'" in answer.html
+    tester.command.value = "git push origin +main"
+    assert len(shown) == 2 and len(handles) == 1  # no second output: the one answer was redrawn
+    assert "data-blocked='false'" in handles[0].shown[-1].html and "a miss" in handles[0].shown[-1].html
+
+
+def test_explorer_draws_its_timeline_once() -> None:
+    explorer = widgets.TimelineExplorer(guard_trace())
+    assert explorer.shown().html.count("<svg") == 1
+    assert not any("HTML" in type(child).__name__ for child in explorer.widget.children)
 
 
 def test_explorer_steps_and_filters() -> None:
     explorer = widgets.TimelineExplorer(guard_trace())
-    assert "line 1 of" in explorer.view.value
+    assert "line 1 of" in explorer.shown().html
     explorer.source.value = "ext"
-    assert explorer.step.max == 1 and "review-guard" in explorer.view.value
+    assert explorer.step.max == 1 and "review-guard" in explorer.shown().html
     explorer.source.value = "all"
     explorer.step.value = 5
-    assert "line 5 of" in explorer.view.value
+    assert "line 5 of" in explorer.shown().html
     assert widgets.explorer_html([], 1) == "<i>no lines for this filter</i>"
 
 
@@ -72,6 +119,7 @@ def test_playground_reruns_with_a_given_runner_and_reports_errors() -> None:
     playground.responses.value = '[{"content": [], "stopReason": "stop"}]'
     lines = asyncio.run(playground.rerun())
     assert len(lines) == len(word_count_trace()) and seen[0]["responses"] == [{"content": [], "stopReason": "stop"}]
-    assert "<svg" in playground.view.value and "trace lines" in playground.status.value
+    assert "<svg" in playground.shown().html and "trace lines" in playground.status
     playground.responses.value = "not json"
-    assert asyncio.run(playground.rerun()) == [] and "ValueError" in playground.status.value
+    assert asyncio.run(playground.rerun()) == [] and "ValueError" in playground.status
+    assert "<svg" not in playground.shown().html  # the old timeline does not stay under the error

@@ -12,13 +12,12 @@ if obs.shown.get("entries"):
 REQUESTS = """\
 if obs.traces:
     for name, trace in obs.traces.items():
-        display(HTML(f"<h4>{name}</h4>"), views.display_requests(trace))"""
+        display(views.display_requests(trace, title=name))"""
 
 SYSTEM_PROMPT_LADDER = """\
 if obs.shown.get("base"):
     for rung in ("base", "with_context", "appended", "replaced", "skills"):
-        display(HTML(f"<details><summary>system prompt: {rung}</summary><pre style='white-space:pre-wrap'>"
-                     f"{obs.shown[rung]}</pre></details>"))"""
+        display(views.display_text(f"system prompt: {rung}", obs.shown[rung]))"""
 
 
 def timeline(name: str) -> str:

@@ -12,12 +12,15 @@ import inspect
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from html import escape
 from pathlib import Path
 from typing import Any
 
 from pinb.backends import PI_MODELLED_VERSION, Backend
 from pinb.chapters import views
 from pinb.chapters.backends import run_scenario
+from pinb.chapters.display import Shown, code, table_html
+from pinb.chapters.experiment_view import ExperimentView, code_view, scenarios_view
 from pinb.chapters.ledger import ClaimEntry
 from pinb.chapters.registry import claim_spec, claim_specs, experiment_for
 
@@ -127,6 +130,7 @@ class ChapterRun:
         pi_version: str | None = PI_MODELLED_VERSION,
         knobs: Params | None = None,
         artifacts_dir: str | None = None,
+        recorded: Mapping[str, list[Mapping[str, Any]]] | None = None,
     ) -> None:
         from pinb.claims import use_backend
 
@@ -142,6 +146,8 @@ class ChapterRun:
         self._book_runs: dict[str, Any] = {}
         #: Where each scenario's trace is written as `<scenario id>.jsonl` (the run record's artifacts), if set.
         self.artifacts_dir = Path(artifacts_dir) if artifacts_dir else None
+        #: Claim id → the recorded verdicts of the backends' latest runs (`pinb.kit.recorded`), shown under checks.
+        self.recorded: Mapping[str, list[Mapping[str, Any]]] = recorded or {}
 
     async def run(self, scenario: Mapping[str, Any]) -> Trace:
         """Run one scenario on this notebook's backend (cached by content)."""
@@ -163,8 +169,37 @@ class ChapterRun:
             path = folder / f"{scenario_id}-{n}.jsonl"
         path.write_text(text, encoding="utf-8")
 
-    async def check(self, claim_id: str, show: bool = True) -> Observation:
-        """Run the claim's experiment and record its outcome; or say why it stays UNRUN on this backend."""
+    def experiment(self, claim_id: str) -> ExperimentView:
+        """The claim's experiment as the notebook shows it: for scenarios, the data `check` will run (editable)."""
+        spec = claim_spec(claim_id)
+        unrun = unrun_reason(spec, self.backend, self.pi_version)
+        experiment = experiment_for(claim_id)
+        if isinstance(experiment, BookExampleExperiment) and self.backend != "pi" and experiment.standin is not None:
+            experiment = experiment.standin
+        if isinstance(experiment, ScenarioExperiment):
+            return scenarios_view(claim_id, experiment.scenarios(self.knobs), unrun)
+        if isinstance(experiment, ProbeExperiment):
+            what = "a probe of the stand-in's Python API (stand-in only)"
+            return code_view(claim_id, "probe", experiment.probe, what, unrun)
+        if isinstance(experiment, PackageExperiment):
+            what = "a judge over the published Pi packages' facts (pi backend)"
+            return code_view(claim_id, "package facts", experiment.judge, what, unrun)
+        if isinstance(experiment, BookExampleExperiment):
+            what = f"the book's program {experiment.example!r}, taken from the chapter text and run by Node"
+            return code_view(claim_id, "book program", experiment.judge, what, unrun)
+        return ExperimentView(claim_id, "none", description=spec.reason or "no experiment", unrun=unrun)
+
+    async def check(self, claim_id: str, experiment: ExperimentView | None = None, show: bool = True) -> Observation:
+        """Run the claim's experiment and record its outcome; or say why it stays UNRUN on this backend.
+
+        `experiment` is what `self.experiment(claim_id)` returned, possibly with its scenarios edited by the reader:
+        those scenarios run instead of the ledger's (and the evidence says it was an edited scenario).
+        """
+        observation = await self._check(claim_id, experiment, show)
+        self._show_recorded(claim_id)
+        return observation
+
+    async def _check(self, claim_id: str, view: ExperimentView | None, show: bool) -> Observation:
         from pinb.claims import checking
 
         spec = claim_spec(claim_id)
@@ -182,19 +217,31 @@ class ChapterRun:
                 return await self._check_book_example(observation, experiment)
             assert experiment.standin is not None
             experiment = experiment.standin
+        edited = view is not None and view.edited
         with checking(claim_id, backend=self.label) as check:
             if isinstance(experiment, ScenarioExperiment):
-                for name, scenario in experiment.scenarios(self.knobs).items():
+                scenarios = view.scenarios if view is not None and view.kind == "scenarios" else None
+                for name, scenario in (scenarios or experiment.scenarios(self.knobs)).items():
                     observation.traces[name] = await self.run(scenario)
                 finding = judge(experiment, observation.traces, self.knobs)
             else:
                 finding, observation.shown = await experiment.probe(self.knobs)
             observation.finding = finding
-            check.check(finding.holds, finding.evidence, finding.detail)
+            prefix = "[edited scenario, not the ledger's experiment] " if edited else ""
+            check.check(finding.holds, prefix + finding.evidence, finding.detail)
         if show and observation.traces:
             picture = experiment.picture if isinstance(experiment, ScenarioExperiment) else None
-            _show_timeline(observation.trace(picture))
+            _show_timeline(observation.trace(picture), picture or next(iter(observation.traces)))
         return observation
+
+    def _show_recorded(self, claim_id: str) -> None:
+        """Under the live verdict: what the other backends' recorded runs say of this claim, labelled as recorded."""
+        entries = [entry for entry in self.recorded.get(claim_id, ()) if entry.get("backend") != self.label]
+        if not entries:
+            return
+        from IPython.display import display
+
+        display(recorded_shown(entries))
 
     def _unrun(self, observation: Observation, reason: str) -> Observation:
         """Record, with its reason, that this backend cannot check the claim: it stays UNRUN here."""
@@ -272,10 +319,6 @@ class ChapterRun:
         return rows
 
     def summary(self) -> Any:
-        from html import escape
-
-        from IPython.display import HTML
-
         from pinb.claims import VERDICTS
 
         rows = self.summary_rows()
@@ -286,15 +329,11 @@ class ChapterRun:
         for row in rows:
             if row["status"] in ("CONTRADICTED", "ERROR"):
                 print(f"  {row['status']}: {row['claim']}: {row['why']}")
-        body = "".join(
-            f"<tr><td><code>{escape(r['claim'])}</code></td><td>{r['kind']}</td><td>{escape(r['status'])}</td>"
-            f"<td>{escape(r['why'])}</td></tr>"
-            for r in rows
+        table = table_html(
+            ("claim", "kind", "status", "observed / why unrun"),
+            ((code(r["claim"]), r["kind"], escape(r["status"]), escape(r["why"])) for r in rows),
         )
-        return HTML(
-            "<table border='1' cellpadding='3' style='border-collapse:collapse;text-align:left'>"
-            f"<tr><th>claim</th><th>kind</th><th>status</th><th>observed / why unrun</th></tr>{body}</table>"
-        )
+        return Shown(f"{len(rows)} claims (table)", html=table)
 
 
 def judge(experiment: ScenarioExperiment, traces: dict[str, Trace], params: Params) -> Finding:
@@ -304,11 +343,35 @@ def judge(experiment: ScenarioExperiment, traces: dict[str, Trace], params: Para
     return experiment.judge(traces)
 
 
-def _show_timeline(trace: Trace) -> None:
-    from IPython.display import HTML, display
+def _show_timeline(trace: Trace, name: str) -> None:
+    from IPython.display import display
 
     if trace:
-        display(HTML(f"<details><summary>event timeline</summary>{views.timeline_svg(trace)}</details>"))
+        display(views.display_timeline(trace, title=f"event timeline: {name}"))
+
+
+def recorded_shown(entries: list[Mapping[str, Any]]) -> Shown:
+    """Recorded verdicts of other backends, never presented as this run's."""
+    lines = []
+    rows = []
+    for entry in entries:
+        where = f"run {entry.get('run_id')} ({entry.get('date') or 'date unknown'}, from the {entry.get('source')})"
+        lines.append(f"  recorded on {entry.get('backend')}: {entry.get('status')} — {where}: {entry.get('evidence')}")
+        rows.append(
+            (
+                code(str(entry.get("backend"))),
+                f"<b>{escape(str(entry.get('status')))}</b>",
+                escape(where),
+                escape(str(entry.get("evidence") or entry.get("reason") or "")),
+            )
+        )
+    text = "Recorded verdicts of other backends (not run here):\n" + "\n".join(lines)
+    html = (
+        "<div class='pinb-recorded'><i>Recorded verdicts of other backends (earlier runs, not this one):</i>"
+        + table_html(("backend", "recorded verdict", "run", "evidence"), rows)
+        + "</div>"
+    )
+    return Shown(text, html=html)
 
 
 __all__ = [

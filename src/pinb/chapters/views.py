@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from pinb.chapters.display import TABLE_STYLE, Shown, cell
+
 TraceLine = Mapping[str, Any]
 
 LANES: tuple[str, ...] = ("you", "pi", "tools", "handlers", "model")
@@ -272,7 +274,9 @@ def _message_html(message: Mapping[str, Any], new: bool) -> str:
 
 def request_inspector_html(requests: Sequence[RequestInputs]) -> str:
     """A table with one row per request and one column per input; messages new since the last request are green."""
-    head = "".join(f"<th>{escape(h)}</th>" for h in ("#", "system prompt", "active branch", "tools", "model settings"))
+    head = "".join(
+        cell(escape(h), header=True) for h in ("#", "system prompt", "active branch", "tools", "model settings")
+    )
     rows = []
     previous: tuple[Mapping[str, Any], ...] = ()
     for request in requests:
@@ -286,13 +290,12 @@ def request_inspector_html(requests: Sequence[RequestInputs]) -> str:
             else "<i>not traced</i>"
         )
         settings = "<br>".join(f"{escape(str(k))}: {escape(_short(v, 60))}" for k, v in request.settings.items())
-        rows.append(
-            f"<tr><td>{request.n}</td><td>{system}</td><td><ol>{messages}</ol></td>"
-            f"<td>{escape(', '.join(request.tools)) or '<i>none</i>'}</td><td>{settings or '<i>—</i>'}</td></tr>"
-        )
+        tools = escape(", ".join(request.tools)) or "<i>none</i>"
+        cells = (str(request.n), system, f"<ol>{messages}</ol>", tools, settings or "<i>—</i>")
+        rows.append("<tr>" + "".join(cell(c) for c in cells) + "</tr>")
         previous = request.branch
     return (
-        '<table class="pinb-requests" style="border-collapse:collapse;text-align:left" border="1" cellpadding="4">'
+        f'<table class="pinb-requests" style="{TABLE_STYLE}">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
@@ -416,22 +419,32 @@ def session_tree_html(entries: Sequence[Mapping[str, Any]], leaf_id: str | None)
     return f'<div class="pinb-tree" style="font-family:monospace">{legend}{"".join(rows)}</div>'
 
 
-def display_timeline(lines: Iterable[TraceLine], **options: Any) -> Any:
-    from IPython.display import HTML
-
-    return HTML(timeline_svg(lines, **options))
-
-
-def display_requests(lines: Iterable[TraceLine], **options: Any) -> Any:
-    from IPython.display import HTML
-
-    return HTML(request_inspector_html(request_inputs(lines, **options)))
+def display_timeline(lines: Iterable[TraceLine], **options: Any) -> Shown:
+    """The timeline as inline SVG (tooltips in Jupyter) and as a standalone `image/svg+xml` for static viewers."""
+    lines = list(lines)
+    svg = timeline_svg(lines, **options)
+    count = len(visible_lines(lines, bool(options.get("include_stream"))))
+    title = options.get("title") or "event timeline"
+    return Shown(f"{title} ({count} trace lines)", html=svg, svg=svg)
 
 
-def display_tree(entries: Sequence[Mapping[str, Any]], leaf_id: str | None) -> Any:
-    from IPython.display import HTML
+def display_requests(lines: Iterable[TraceLine], title: str = "", **options: Any) -> Shown:
+    requests = request_inputs(lines, **options)
+    heading = f"<h4>{escape(title)}</h4>" if title else ""
+    text = f"request inspector{f' ({title})' if title else ''}: {len(requests)} model requests"
+    return Shown(text, html=heading + request_inspector_html(requests))
 
-    return HTML(session_tree_html(entries, leaf_id))
+
+def display_text(title: str, text: str) -> Shown:
+    """A long text (a system prompt) folded under its title."""
+    html = (
+        f"<details><summary>{escape(title)}</summary><pre style='white-space:pre-wrap'>{escape(text)}</pre></details>"
+    )
+    return Shown(f"{title}:\n{text}", html=html)
+
+
+def display_tree(entries: Sequence[Mapping[str, Any]], leaf_id: str | None) -> Shown:
+    return Shown(f"session tree: {len(entries)} entries, leaf {leaf_id}", html=session_tree_html(entries, leaf_id))
 
 
 __all__ = [
@@ -440,6 +453,7 @@ __all__ = [
     "ToolSpan",
     "TreeNode",
     "display_requests",
+    "display_text",
     "display_timeline",
     "display_tree",
     "event_label",

@@ -1,9 +1,10 @@
 """Widgets for the chapter notebooks: a timeline explorer and a scenario playground.
 
 Only the ipywidgets API common to versions 7 and 8 is used (VBox, HBox, Text, Textarea, Button, Dropdown,
-IntSlider, HTML, Output). Each widget's content is computed by a pure function of its state (`*_html`), so it can
-be tested without a frontend. `record()` also displays what the widget shows for its starting values as a plain
-output: executed headlessly (papermill), the notebook keeps that output, because widget views need a browser.
+IntSlider, HTML). A tool's `widget` holds its controls only; what it answers is one ordinary output (`shown()`, a
+pure function of its state, so it is tested without a frontend) that `record()` displays once and updates in place
+whenever the controls change. So the answer under the controls is always the current one, it is drawn once, and a
+headless run (papermill) keeps the answer for the starting values, because widget views need a browser.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from html import escape
 from typing import Any
 
 from pinb.chapters import views
+from pinb.chapters.display import Shown
 
 SOURCES: tuple[str, ...] = ("all", "driver", "agent", "session", "ext", "model")
 
@@ -63,23 +65,23 @@ class TimelineExplorer:
         self.stream = w.Dropdown(options=["hide", "show"], value="hide", description="stream lines")
         count = max(len(filter_lines(self.lines, source)), 1)
         self.step = w.IntSlider(value=min(max(step, 1), count), min=1, max=count, description="line")
-        self.view = w.HTML(value=self.html())
+        self.changed = Changed()
         for control in (self.source, self.stream):
             control.observe(self._refilter, names="value")
-        self.step.observe(lambda _change: self._refresh(), names="value")
-        self.widget = w.VBox([w.HBox([self.source, self.stream]), self.step, self.view])
+        self.step.observe(lambda _change: self.changed(), names="value")
+        self.widget = w.VBox([w.HBox([self.source, self.stream]), self.step])
 
     def html(self) -> str:
         return explorer_html(self.lines, self.step.value, self.source.value, self.stream.value == "show")
+
+    def shown(self) -> Shown:
+        return Shown(self.summary(), html=self.html())
 
     def _refilter(self, _change: Any) -> None:
         count = max(len(filter_lines(self.lines, self.source.value, self.stream.value == "show")), 1)
         self.step.max = count
         self.step.value = min(self.step.value, count)
-        self._refresh()
-
-    def _refresh(self) -> None:
-        self.view.value = self.html()
+        self.changed()
 
     def summary(self) -> str:
         shown = filter_lines(self.lines, self.source.value, self.stream.value == "show")
@@ -124,9 +126,9 @@ class ScenarioPlayground:
             area.layout.width = "48em"
             area.layout.height = "12em"
         self.button = w.Button(description="Run on the stand-in")
-        self.status = w.HTML(value="")
-        self.view = w.HTML(value="")
+        self.status = ""
         self.lines: list[Mapping[str, Any]] = []
+        self.changed = Changed()
         self._task: asyncio.Future[Any] | None = None
         self.button.on_click(lambda _button: self._schedule())
         self.widget = w.VBox(
@@ -135,8 +137,7 @@ class ScenarioPlayground:
                 self.responses,
                 w.HTML("<b>extensions</b> (handlers, app layer only)"),
                 self.extensions,
-                w.HBox([self.button, self.status]),
-                self.view,
+                self.button,
             ]
         )
 
@@ -144,26 +145,34 @@ class ScenarioPlayground:
         return apply_edits(self.scenario, self.responses.value, self.extensions.value)
 
     async def rerun(self) -> list[Mapping[str, Any]]:
-        """Run the edited scenario; shows the timeline, or the error in the status line."""
-        self.status.value = "running…"
+        """Run the edited scenario; the answer shows its timeline, or the error instead of the last timeline."""
+        self.status = "running…"
+        self.changed()
         try:
             result = self.run_fn(self.edited())
             if inspect.isawaitable(result):
                 result = await result
         except Exception as exc:
-            self.status.value = f"<span style='color:#cf222e'>{escape(type(exc).__name__)}: {escape(str(exc))}</span>"
+            self.lines = []
+            self.status = f"{type(exc).__name__}: {exc}"
+            self.changed()
             return []
         self.lines = list(result)
-        self.status.value = f"{len(self.lines)} trace lines"
-        self.view.value = playground_html(self.lines)
+        self.status = f"{len(self.lines)} trace lines"
+        self.changed()
         return self.lines
+
+    def shown(self) -> Shown:
+        status = f"<div>{escape(self.status)}</div>" if self.status else ""
+        return Shown(self.summary(), html=status + (playground_html(self.lines) if self.lines else ""))
 
     def _schedule(self) -> None:
         self._task = asyncio.ensure_future(self.rerun())
 
     def summary(self) -> str:
         kinds = [str(line.get("type")) for line in views.visible_lines(self.lines) if line.get("source") != "model"]
-        return f"scenario playground: {len(self.lines)} trace lines; events: {', '.join(kinds[:40])}"
+        head = f"scenario playground: {self.status or 'not run yet'}"
+        return f"{head}; events: {', '.join(kinds[:40])}" if kinds else head
 
 
 def _standin_runner(scenario: dict[str, Any]) -> Any:
@@ -175,21 +184,56 @@ def _standin_runner(scenario: dict[str, Any]) -> Any:
 # --- showing a widget -------------------------------------------------------------------------------------------
 
 
+class Changed:
+    """The callbacks to run when a tool's answer changes (`record()` registers the one that redraws it)."""
+
+    def __init__(self) -> None:
+        self._callbacks: list[Callable[[], None]] = []
+
+    def connect(self, callback: Callable[[], None]) -> None:
+        self._callbacks.append(callback)
+
+    def __call__(self) -> None:
+        for callback in self._callbacks:
+            callback()
+
+
+#: What a widget's view shows as plain text where no frontend draws widgets (GitHub, nbviewer, a terminal).
+CONTROLS_TEXT = "(interactive controls: they work in Jupyter or Colab with a running kernel)"
+
+
+def _controls_bundle(widget: Any) -> dict[str, Any]:
+    """The widget's view, with a plain-text line instead of its object repr (ipywidgets 7 and 8)."""
+    if hasattr(widget, "_repr_mimebundle_"):  # ipywidgets 8
+        bundle = dict(widget._repr_mimebundle_() or {})
+    else:  # ipywidgets 7 displays this same bundle from `_ipython_display_`
+        bundle = {
+            "application/vnd.jupyter.widget-view+json": {
+                "version_major": 2,
+                "version_minor": 0,
+                "model_id": widget.model_id,
+            }
+        }
+    bundle["text/plain"] = CONTROLS_TEXT
+    return bundle
+
+
 def record(tool: Any) -> Any:
-    """Display the widget, then what it shows for its starting values as plain output (kept when run headless).
+    """Display the tool's controls, then its answer once, redrawn in place whenever the controls change.
 
-    A widget is anything with `widget` and `summary()`, and `html()` or `lines`.
+    A tool is anything with `widget` (its controls), `shown()` (its answer) and `changed` (a `Changed`).
     """
-    from IPython.display import HTML, display
+    from IPython.display import display
 
-    display(tool.widget)
-    static = tool.html() if hasattr(tool, "html") else playground_html(tool.lines)
-    display(HTML(f"<details open><summary>{escape(tool.summary())}</summary>{static}</details>"))
-    print(tool.summary())
+    display(_controls_bundle(tool.widget), raw=True)
+    handle = display(tool.shown(), display_id=True)
+    if handle is not None:
+        tool.changed.connect(lambda: handle.update(tool.shown()))
     return tool
 
 
 __all__ = [
+    "Changed",
     "ScenarioPlayground",
     "TimelineExplorer",
     "apply_edits",

@@ -1,4 +1,5 @@
-"""The committed ledger: `reports/<chapter>.md`, `reports/<chapter>.json` and the README's ledger table.
+"""The committed ledger: `reports/<chapter>.md`, `reports/<chapter>.json`, the README's ledger table, and in pinb's
+own checkout the recorded-verdict snapshots the notebooks show (`src/pinb/recorded/<chapter>.json`).
 
 Each is rendered from the run store and the registry alone, never from the machine reading them: the same runs
 give the same text on every machine (the reports say which environment each run was recorded in). `pinb verify`
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from pinb.errors import KitError
 from pinb.kit.project import Project
+from pinb.kit.recorded import snapshot_path, snapshot_text
 from pinb.kit.report import build_report, render_json, render_markdown
 from pinb.kit.status import chapter_statuses
 from pinb.kit.summary import summary_markdown
@@ -34,6 +36,10 @@ def rendered(project: Project, *, force_reports: bool = False) -> dict[Path, str
             report = build_report(project, chapter, runs)
             files[reports / f"{chapter.id}.md"] = render_markdown(report)
             files[reports / f"{chapter.id}.json"] = render_json(report)
+    snapshots = {chapter: snapshot_path(project, chapter) for chapter in project.chapters.values()}
+    for chapter, path in snapshots.items():
+        if path is not None:
+            files[path] = snapshot_text(project, chapter, runs)
     readme = project.root / README
     text = _read(readme)
     if text is not None and START in text and END in text:

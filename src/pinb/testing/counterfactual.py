@@ -63,8 +63,8 @@ def attach(run: Any, choice: str) -> None:
         faults.get(choice)  # an unknown name is a one-line error now, not a silent no-op later
     check = run.check
 
-    async def check_and_show(claim_id: str, show: bool = True) -> Any:
-        observation = await check(claim_id, show=show)
+    async def check_and_show(claim_id: str, *args: Any, **kwargs: Any) -> Any:
+        observation = await check(claim_id, *args, **kwargs)
         verdict = await counterfactual(claim_id, choice, dict(run.knobs))
         if verdict is not None and verdict.status != "UNRUN":
             _display(verdict)

@@ -48,6 +48,6 @@ EXTRA_CELLS: list[tuple[str, str]] = [
     (
         "code",
         "playground = widgets.ScenarioPlayground(scenarios.word_count('agent'))\n"
-        "await playground.rerun()\nwidgets.record(playground)",
+        "playground = widgets.record(playground)\nlines = await playground.rerun()",
     ),
 ]

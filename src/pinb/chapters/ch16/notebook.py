@@ -14,21 +14,9 @@ KNOBS: dict[str, tuple[object, str]] = {
 
 CORPUS_TABLE = """\
 if obs.traces:
-    from html import escape
+    from pinb.chapters.ch16.pictures import corpus_shown
 
-    from pinb.chapters.ch16.experiments import corpus_table
-
-    rows = corpus_table(obs.trace("corpus"))
-    body = "".join(
-        f"<tr><td><code>{escape(r['command'])}</code></td><td>{r['tool']}</td><td>{escape(r['destroys'])}</td>"
-        f"<td>{'blocked' if r['run_blocked'] else 'ALLOWED'}</td><td>{'blocked' if r['js_blocked'] else 'allowed'}</td>"
-        f"<td>{escape(r['note'])}</td></tr>"
-        for r in rows
-    )
-    display(HTML("<table border=1 cellpadding=3 style='border-collapse:collapse;text-align:left'>"
-                 "<tr><th>command</th><th>tool</th><th>what it destroys</th><th>this run</th>"
-                 "<th>JavaScript (Node)</th><th>why</th></tr>" + body
-                 + "</table>"))"""
+    display(corpus_shown(obs.trace("corpus")))"""
 
 #: Claim id → code cells drawn under its check.
 PICTURES: dict[str, list[str]] = {
@@ -67,6 +55,6 @@ EXTRA_CELLS: list[tuple[str, str]] = [
         "    tools=[scenarios.bash_tool()], extensions=[guard_extension()],\n"
         ")\n"
         "playground = widgets.ScenarioPlayground(guard_scenario)\n"
-        "await playground.rerun()\nwidgets.record(playground)",
+        "playground = widgets.record(playground)\nlines = await playground.rerun()",
     ),
 ]

@@ -7,12 +7,19 @@ from __future__ import annotations
 from html import escape
 
 from pinb.app.guard import guard_reason, guard_verdict
-from pinb.chapters.ch16.guard import pattern_sources
-from pinb.chapters.widgets import widgets_module
+from pinb.chapters.ch16.guard import EVASION_CORPUS, EvasionCase, pattern_sources
+from pinb.chapters.display import Shown
+from pinb.chapters.widgets import Changed, widgets_module
+
+
+def corpus_case(command: str, tool_name: str) -> EvasionCase | None:
+    """The chapter corpus's entry for this command through this tool, if it has one."""
+    return next((c for c in EVASION_CORPUS if c.command == command and c.tool_name == tool_name), None)
 
 
 def guard_html(command: str, tool_name: str = "bash", match_on: str = "json_input", has_ui: bool = False) -> str:
-    """The book's guard on one command: verdict, matching pattern, the exact subject it tested, and the outcome."""
+    """The book's guard on one command: verdict, matching pattern, the exact subject it tested, and the outcome,
+    beside what the chapter's corpus says the command destroys (so "allowed" for a force push shows as a miss)."""
     key = "content" if tool_name == "write" else "command"
     verdict = guard_verdict(tool_name, {key: command}, pattern_sources(), match_on=match_on)  # type: ignore[arg-type]
     if verdict.subject is None:
@@ -27,15 +34,28 @@ def guard_html(command: str, tool_name: str = "bash", match_on: str = "json_inpu
     subject = f"<code>{escape(verdict.subject)}</code>" if verdict.subject is not None else "—"
     return (
         f"<div class='pinb-guard' data-blocked='{str(verdict.blocked).lower()}'>{headline}"
+        f"<br>{escape(corpus_note(command, tool_name, verdict.blocked))}"
         f"<br>matching pattern: {pattern}<br>tested text ({escape(match_on)}): {subject}</div>"
     )
+
+
+def corpus_note(command: str, tool_name: str, blocked: bool) -> str:
+    """What the chapter's corpus says of the command, and whether this verdict is then a miss."""
+    case = corpus_case(command, tool_name)
+    if case is None:
+        return "not in the chapter's corpus of destructive commands"
+    if case.destroys.startswith("nothing"):
+        return f"the corpus marks it harmless ({case.destroys})" + (": a false positive" if blocked else "")
+    miss = "" if blocked else ": a miss, the guard lets a destructive command through"
+    return f"the corpus marks it destructive: {case.destroys}{miss}"
 
 
 def guard_text(command: str, tool_name: str = "bash", match_on: str = "json_input") -> str:
     key = "content" if tool_name == "write" else "command"
     verdict = guard_verdict(tool_name, {key: command}, pattern_sources(), match_on=match_on)  # type: ignore[arg-type]
     state = "blocked" if verdict.blocked else "allowed"
-    return f"guard tester: {tool_name} {command!r} -> {state} (pattern: {verdict.pattern})"
+    note = corpus_note(command, tool_name, verdict.blocked)
+    return f"guard tester: {tool_name} {command!r} -> {state} (pattern: {verdict.pattern}); {note}"
 
 
 class GuardTester:
@@ -49,22 +69,20 @@ class GuardTester:
         self.match_on = w.Dropdown(options=["json_input", "command"], value="json_input", description="tests")
         self.has_ui = w.Dropdown(options=["no UI", "UI"], value="no UI", description="session")
         self.button = w.Button(description="Check")
-        self.result = w.HTML(value=self.html())
-        self.button.on_click(lambda _button: self._refresh())
+        self.changed = Changed()
+        self.button.on_click(lambda _button: self.changed())
         for control in (self.command, self.tool, self.match_on, self.has_ui):
-            control.observe(lambda _change: self._refresh(), names="value")
-        self.widget = w.VBox(
-            [w.HBox([self.command, self.button]), w.HBox([self.tool, self.match_on, self.has_ui]), self.result]
-        )
+            control.observe(lambda _change: self.changed(), names="value")
+        self.widget = w.VBox([w.HBox([self.command, self.button]), w.HBox([self.tool, self.match_on, self.has_ui])])
 
     def html(self) -> str:
         return guard_html(self.command.value, self.tool.value, self.match_on.value, self.has_ui.value == "UI")
 
-    def _refresh(self) -> None:
-        self.result.value = self.html()
+    def shown(self) -> Shown:
+        return Shown(self.summary(), html=self.html())
 
     def summary(self) -> str:
         return guard_text(self.command.value, self.tool.value, self.match_on.value)
 
 
-__all__ = ["GuardTester", "guard_html", "guard_text"]
+__all__ = ["GuardTester", "corpus_case", "corpus_note", "guard_html", "guard_text"]

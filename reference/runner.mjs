@@ -810,7 +810,8 @@ function makeAction(action, unsubscribers, state, pi) {
 				return patch;
 			};
 		case "transform_input":
-			return async (event) => ({ action: "transform", text: fill(action.text, event.text ?? "") });
+			if (action.handled) return async () => ({ action: "handled" });
+			return async (event) => ({ action: "transform", text: fill(action.text ?? "{text}", event.text ?? "") });
 		case "inject_message":
 			return async () => ({
 				message: { customType: action.customType, content: action.content, display: action.display ?? true },
@@ -825,7 +826,7 @@ function makeAction(action, unsubscribers, state, pi) {
 						: message.content.map((block) =>
 								block.type === "text" ? { ...block, text: fill(action.text, block.text) } : block,
 							);
-				return { message: { ...message, content } };
+				return { message: { ...message, content, ...(action.as_role ? { role: action.as_role } : {}) } };
 			};
 		case "continue_once":
 			return async (event) => {

@@ -270,7 +270,9 @@ class ReplaceResultAction(_ResultPatch):
 
 class TransformInputAction(_Model):
     kind: Literal["transform_input"]
-    text: str
+    text: str = "{text}"
+    handled: bool = False
+    """pinb's extension: return `{action: "handled"}` (the input is consumed, no run starts) instead of a transform."""
 
 
 class InjectMessageAction(_Model):
@@ -284,6 +286,8 @@ class ReplaceMessageAction(_Model):
     kind: Literal["replace_message"]
     text: str
     role: Literal["assistant", "user"] = "assistant"
+    as_role: Literal["assistant", "user"] | None = None
+    """pinb's extension: the role the replacement claims (default: the message's own), to try a role change."""
 
 
 class EntryDraft(_Model):
@@ -404,7 +408,7 @@ ACTION_EVENTS: dict[str, tuple[str, ...]] = {
     "transform_input": ("input",),
     "inject_message": ("before_agent_start",),
     "replace_message": ("message_end",),
-    "continue_once": ("turn_end", "agent_before_settle"),
+    "continue_once": ("turn_end", "agent_before_settle", "agent_settled"),
     "continue_times": ("turn_end", "agent_before_settle"),
     "trust": ("project_trust",),
     "cancel_compaction": ("session_before_compact",),

@@ -142,6 +142,8 @@ def make_action(action: Any, unsubscribers: dict[str, Callable[[], Any]], state:
                 return patch
 
             return replace_result
+        case TransformInputAction() if action.handled:
+            return lambda _event, _ctx: {"action": "handled"}
         case TransformInputAction():
             return lambda event, _ctx: {"action": "transform", "text": _fill(action.text, event.text or "")}
         case InjectMessageAction():
@@ -163,7 +165,7 @@ def make_action(action: Any, unsubscribers: dict[str, Callable[[], Any]], state:
                     "content": action.entry.content,
                     "display": action.entry.display,
                 }
-                return {"entries": [*to_pi_json(list(event.entries or ())), entry], "continue": True}
+                return {"entries": [*to_pi_json(list(getattr(event, "entries", None) or ())), entry], "continue": True}
 
             return continue_once
         case UnsubscribeAction():
@@ -293,9 +295,10 @@ def _replace_message(action: ReplaceMessageAction) -> Act:
             return None
         content = _get(message, "content")
         new_content = _fill(action.text, content) if isinstance(content, str) else tuple(fill_block(b) for b in content)
+        role = {"role": action.as_role} if action.as_role is not None else {}
         if isinstance(message, dict):
-            return {"message": {**message, "content": list(new_content)}}
-        return {"message": message.model_copy(update={"content": new_content})}
+            return {"message": {**message, "content": list(new_content), **role}}
+        return {"message": message.model_copy(update={"content": new_content, **role})}
 
     return replace
 

@@ -250,6 +250,38 @@ def _input_skipped() -> list[Patch]:
     return [(_runner(), "emit_input", build)]
 
 
+@fault("input-handled-ignored", 'an input handler\'s { action: "handled" } is ignored: the prompt runs anyway')
+def _handled_ignored() -> list[Patch]:
+    def build(orig: Any) -> Any:
+        async def emit_input(self: Any, *args: Any, **kwargs: Any) -> Any:
+            from pinb.app.extensions import results
+
+            outcome = await orig(self, *args, **kwargs)
+            return results.InputContinue() if isinstance(outcome, results.InputHandled) else outcome
+
+        return emit_input
+
+    return [(_runner(), "emit_input", build)]
+
+
+@fault("message-end-role-unchecked", "a message_end replacement of another role is accepted instead of refused")
+def _role_unchecked() -> list[Patch]:
+    from pinb.app.extensions import runner
+
+    def build(orig: Any) -> Any:
+        async def emit_message_end(self: Any, event: Any, validate_message: Any = None) -> Any:
+            real = runner.role_of
+            runner.role_of = lambda message: "any"  # every role compares equal for this dispatch
+            try:
+                return await orig(self, event, validate_message)
+            finally:
+                runner.role_of = real
+
+        return emit_message_end
+
+    return [(_runner(), "emit_message_end", build)]
+
+
 @fault("before-agent-start-messages-dropped", "messages a before_agent_start handler injects never reach the run")
 def _bas_messages() -> list[Patch]:
     def build(orig: Any) -> Any:
@@ -372,6 +404,35 @@ def _no_overflow_recovery() -> list[Patch]:
         (settlement, "is_context_overflow", lambda orig: lambda message, context_window=0: False),
         (settlement, "is_retryable_error", build),
     ]
+
+
+@fault(
+    "settled-continue-honoured", "a { continue: true } returned at agent_settled starts another run with its entries"
+)
+def _settled_continues() -> list[Patch]:
+    from pinb.app.extensions import runner
+
+    proposals: list[dict[str, Any]] = []
+
+    def call_build(orig: Any) -> Any:
+        async def call(handler: Any, event: Any, ctx: Any) -> Any:
+            value = await orig(handler, event, ctx)
+            if getattr(event, "type", None) == "agent_settled" and isinstance(value, dict) and value.get("continue"):
+                proposals.append(value)
+            return value
+
+        return call
+
+    def settled_build(orig: Any) -> Any:
+        async def run(self: Any) -> Any:
+            await orig(self)
+            while proposals:
+                entries = proposals.pop(0).get("entries") or []
+                await self.prompt(" ".join(str(e.get("content", "")) for e in entries) or "Continue.")
+
+        return run
+
+    return [(runner, "call_handler", call_build), (_session(), "_emit_agent_settled", settled_build)]
 
 
 # --- the agent loop -----------------------------------------------------------------------------------------------

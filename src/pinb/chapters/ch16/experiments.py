@@ -613,16 +613,64 @@ def judge_session_start(traces: dict[str, Trace]) -> Finding:
 
 
 def _input(params: Params) -> dict[str, dict[str, Any]]:
-    return {"transform": _notify_transform(params)["transform"]}
+    def one(name: str, action: dict[str, Any]) -> dict[str, Any]:
+        extension = sc.extension("gate", {"event": "input", "label": "gate", "action": action})
+        return sc.app(f"ch16-input-{name}", "hello", [sc.text("Hi."), sc.text("again")], extensions=[extension])
+
+    return {
+        "continue": one("continue", {"kind": "record"}),
+        "transform": _notify_transform(params)["transform"],
+        "handled": one("handled", {"kind": "transform_input", "handled": True}),
+    }
 
 
 def judge_input(traces: dict[str, Trace]) -> Finding:
-    trace = traces["transform"]
-    seen = tq.ext_lines(trace, "input")
-    first = tq.requests(trace)[0] if tq.requests(trace) else {}
-    user = [m.get("text") for m in first.get("messages", ()) if m.get("role") == "user"]
-    holds = bool(seen) and seen[0].get("text") == "hello" and user == ["hello!"]
-    return Finding(holds, f"input handler saw {seen[0].get('text') if seen else None!r}; the model received {user}")
+    """All three outcomes the row names: continue (unchanged), transform the text, handle it (no run at all)."""
+
+    def user_texts(trace: Trace) -> list[Any]:
+        first = tq.requests(trace)[0] if tq.requests(trace) else {}
+        return [m.get("text") for m in first.get("messages", ()) if m.get("role") == "user"]
+
+    seen = {name: [ln.get("text") for ln in tq.ext_lines(trace, "input")] for name, trace in traces.items()}
+    received = {name: user_texts(trace) for name, trace in traces.items()}
+    handled_runs = len(tq.events(traces["handled"], "agent_start"))
+    holds = all(texts[:1] == ["hello"] for texts in seen.values())
+    holds = holds and received["continue"] == ["hello"] and received["transform"] == ["hello!"]
+    holds = holds and not tq.requests(traces["handled"]) and handled_runs == 0
+    return Finding(
+        holds,
+        f"input handlers saw {seen['transform'][:1]}; the model received: continue → {received['continue']}, "
+        f"transform → {received['transform']}; handled → {len(tq.requests(traces['handled']))} requests, "
+        f"{handled_runs} runs started",
+    )
+
+
+def _settled_acts(params: Params) -> dict[str, dict[str, Any]]:
+    # A handler that tries to act at agent_settled: it returns continue: true with an entry, as at the boundaries.
+    scenario = sc.settle_continue()
+    scenario["id"] = "ch16-settled-acts"
+    act = sc.handler(
+        "agent_settled",
+        "act",
+        "continue_once",
+        entry={"type": "custom_message", "customType": "late", "content": "Too late.", "display": False},
+    )
+    scenario["extensions"] = [*scenario["extensions"], sc.extension("latecomer", act)]
+    return {"settle-continue": scenario}
+
+
+def judge_settled_notification_only(traces: dict[str, Trace]) -> Finding:
+    final = common.judge_settled_final(traces)
+    trace = traces["settle-continue"]
+    acted = [ln.get("result") for ln in tq.ext_lines(trace, "agent_settled") if ln.get("handler") == "act"]
+    late_request = any(tq.mentions(r, "Too late.") for r in tq.requests(trace))
+    holds = final.holds and acted[:1] == [acted[0]] and bool(acted and (acted[0] or {}).get("continue"))
+    holds = holds and not late_request
+    return Finding(
+        holds,
+        f"{final.evidence}; a handler returned {acted[0] if acted else None} at agent_settled and the entry reached "
+        f"a request: {late_request}",
+    )
 
 
 def _inject(params: Params) -> dict[str, dict[str, Any]]:
@@ -693,28 +741,41 @@ def judge_tool_result(traces: dict[str, Trace]) -> Finding:
 
 
 def _message_end(params: Params) -> dict[str, dict[str, Any]]:
-    return {
-        "replace": sc.app(
-            "ch16-replace-message",
+    def one(name: str, **fields: Any) -> dict[str, Any]:
+        edit = sc.handler("message_end", "edit", "replace_message", text="[{text}]", **fields)
+        return sc.app(
+            f"ch16-replace-message{name}",
             "Go.",
             [sc.calls(sc.call("bash", {"command": "ls"}), preface="draft"), sc.text("final")],
             tools=[sc.bash_tool()],
-            extensions=[sc.extension("editor", sc.handler("message_end", "edit", "replace_message", text="[{text}]"))],
+            extensions=[sc.extension("editor", edit)],
         )
-    }
+
+    # The second tries to turn the assistant's reply into a user message: "keeping its role" says it cannot.
+    return {"replace": one(""), "role-change": one("-role-change", as_role="user")}
 
 
 def judge_message_end(traces: dict[str, Trace]) -> Finding:
-    trace = traces["replace"]
-    ends = tq.assistant_ends(trace)
-    requests = tq.requests(trace)
-    seen = [m for m in (requests[1].get("messages", ()) if len(requests) > 1 else ()) if m.get("role") == "assistant"]
-    holds = bool(ends) and ends[0].get("text") == "[draft]" and ends[0].get("role") == "assistant"
-    holds = holds and bool(seen) and seen[0].get("text") == "[draft]"
+    def observed(trace: Trace) -> tuple[Any, Any, list[Any]]:
+        ends = tq.assistant_ends(trace)
+        requests = tq.requests(trace)
+        seen = [
+            m.get("text")
+            for m in (requests[1].get("messages", ()) if len(requests) > 1 else ())
+            if m.get("role") == "assistant"
+        ]
+        first = ends[0] if ends else {}
+        return first.get("role"), first.get("text"), seen
+
+    replaced, refused = observed(traces["replace"]), observed(traces["role-change"])
+    errors = [ln.get("event") for ln in traces["role-change"] if ln.get("source") == "error"]
+    holds = replaced == ("assistant", "[draft]", ["[draft]"]) and refused == ("assistant", "draft", ["draft"])
+    holds = holds and "message_end" in errors
     return Finding(
         holds,
-        f"finalized assistant message: role {ends[0].get('role') if ends else None}, text "
-        f"{ends[0].get('text') if ends else None!r}; next request carries {[m.get('text') for m in seen]}",
+        f"a same-role replacement: finalized {replaced[0]} {replaced[1]!r}, next request carries {replaced[2]}; a "
+        f"replacement claiming role user: finalized {refused[0]} {refused[1]!r}, next request carries {refused[2]}, "
+        f"extension errors reported for {errors}",
     )
 
 
@@ -739,7 +800,7 @@ EXPERIMENTS: dict[str, Any] = {
     "run.settle-after-continuation-exhausted": ScenarioExperiment(_settle, judge_settle_after_exhausted),
     "run.tool-calls-concurrent": ScenarioExperiment(_concurrent, judge_concurrent, "parallel"),
     "settle.before-settle-actionable": ScenarioExperiment(_settle, common.judge_before_settle_actionable),
-    "settle.settled-notification-only": ScenarioExperiment(_settle, common.judge_settled_final),
+    "settle.settled-notification-only": ScenarioExperiment(_settled_acts, judge_settled_notification_only),
     "settle.turn-end-actionable": ScenarioExperiment(_both_boundaries, judge_both_boundaries_actionable),
     "settle.wrong-correct": ScenarioExperiment(_settle, judge_wrong_correct),
     "events.session-start": ScenarioExperiment(_lifecycle, judge_session_start),

@@ -1239,7 +1239,7 @@ async function runAppLayer(scenario, packages, trace) {
 			extensionFactories: inlineExtensions(scenario, trace, await loadSourceExtensions(scenario, home)),
 			noExtensions: true,
 			noSkills: !project,
-			noPromptTemplates: true,
+			noPromptTemplates: !project,
 			noThemes: true,
 			noContextFiles: !project,
 		};

@@ -47,6 +47,7 @@ from pinb.app.extensions.context import ExtensionErrorRecord
 from pinb.app.extensions.runner import ExtensionRunner
 from pinb.app.extensions.user_commands import UserCommandsMixin
 from pinb.app.extensions.wiring import AgentWiringMixin
+from pinb.app.prompt_templates import PromptTemplate, expand_prompt_template, load_prompt_templates
 from pinb.app.recovery import RecoveryMixin
 from pinb.app.resources import LoadedResources, Skill, Workspace, load_resources, parse_frontmatter
 from pinb.app.session_compaction import DEFAULT_COMPACTION_SETTINGS, CompactionSettings
@@ -131,11 +132,14 @@ class AgentSession(
         compaction_settings: CompactionSettings = DEFAULT_COMPACTION_SETTINGS,
         workspace: Workspace | None = None,
         skills: Sequence[Skill] = (),
+        prompt_templates: Sequence[PromptTemplate] = (),
     ) -> None:
         self.agent = agent
         #: The in-memory file set skills are read from (``/skill:name``); ``None``: none.
         self.workspace = workspace
         self._skills = tuple(skills)
+        #: The prompt templates ``/name args`` expands (project ones only when the workspace is trusted).
+        self.prompt_templates = list(prompt_templates)
         #: Pi's automatic retry of transient provider errors (``enabled=False`` turns it off).
         self.retry_settings = retry_settings or RetrySettings()
         self._retry_attempt = 0
@@ -322,7 +326,7 @@ class AgentSession(
             return
         current_text, current_images = processed
         if expand_prompt_templates:
-            current_text = self._expand_skill_command(current_text)
+            current_text = expand_prompt_template(self._expand_skill_command(current_text), self.prompt_templates)
         if self.is_streaming:
             if not behavior:
                 raise AgentBusyError(BUSY_ERROR)
@@ -354,7 +358,10 @@ class AgentSession(
         processed = await self._run_input_handlers(text, images, source, behavior if self.is_streaming else None)
         if processed is None:
             return "handled"
-        processed = (self._expand_skill_command(processed[0]), processed[1])
+        processed = (
+            expand_prompt_template(self._expand_skill_command(processed[0]), self.prompt_templates),
+            processed[1],
+        )
         if behavior == "steer":
             self._queue_steer(*processed)
         else:
@@ -581,6 +588,7 @@ async def create_agent_session(options: AgentSessionOptions | None = None, **kwa
         compaction_settings=options.compaction,
         workspace=options.workspace,
         skills=resources.skills if resources is not None else (),
+        prompt_templates=load_prompt_templates(options.workspace) if options.workspace is not None else (),
     )
     session.extension_load_errors = list(loaded.errors)
     session.bind_core()

@@ -513,6 +513,11 @@ def _prepare_swallowed() -> list[Patch]:
     return _loop_config(change)
 
 
+@fault("thinking-level-not-sent", "the request goes out without the session's thinking level (always off)")
+def _no_thinking() -> list[Patch]:
+    return _loop_config(lambda config: {"reasoning": None})
+
+
 @fault("tool-batches-sequential", "a batch of tool calls always runs one after another, never concurrently")
 def _sequential() -> list[Patch]:
     from pinb.agent import tool_execution as te

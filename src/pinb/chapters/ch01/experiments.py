@@ -45,11 +45,29 @@ def judge_message_added(traces: dict[str, Trace]) -> Finding:
     )
 
 
-def _word_count_app(params: Params) -> dict[str, dict[str, Any]]:
-    return {"word-count-app": sc.word_count("app")}
+def _observed(model: dict[str, Any] | None = None, name: str = "word-count-app") -> dict[str, Any]:
+    """Chapter 01's example in a session, with the request's inputs traced (system prompt, model, thinking level)."""
+    scenario = sc.word_count("app")
+    scenario["id"] = f"ch01-{name}"
+    scenario["observe"] = {"requests": True}
+    if model is not None:
+        scenario["model"] = model
+    return scenario
 
 
-def judge_four_inputs(traces: dict[str, Trace]) -> Finding:
+def _four_inputs(params: Params) -> dict[str, dict[str, Any]]:
+    level = str(params.get("thinking_level", "high"))
+    return {
+        "word-count-app": _observed(),
+        "thinking": _observed({"reasoning": True, "thinking_level": level}, f"word-count-thinking-{level}"),
+    }
+
+
+def _inputs_line(trace: Trace) -> dict[str, Any]:
+    return next((dict(ln) for ln in trace if ln.get("source") == "request" and ln.get("type") == "inputs"), {})
+
+
+def judge_four_inputs(traces: dict[str, Trace], params: Params) -> Finding:
     requests = tq.requests(traces["word-count-app"])
     if not requests:
         return Finding(False, "no model request in the trace")
@@ -58,11 +76,50 @@ def judge_four_inputs(traces: dict[str, Trace]) -> Finding:
     has_system = roles[:1] == ["system"]
     has_branch = "user" in roles
     tools = list(first.get("tools", ()))
-    holds = has_system and has_branch and tools == ["word_count"]
+    # The fourth input: the model and its thinking level go out with the request, and a change to them shows there.
+    plain, thinking = _inputs_line(traces["word-count-app"]), _inputs_line(traces["thinking"])
+    level = str(params.get("thinking_level", "high"))
+    settings = (
+        bool(plain.get("model")) and plain.get("thinkingLevel") == "off" and thinking.get("thinkingLevel") == level
+    )
+    holds = has_system and has_branch and tools == ["word_count"] and settings
     return Finding(
         holds,
-        f"request #1 carries messages {roles} (system first: {has_system}) and tools {tools}; model settings are "
-        "not written to traces (the request reached the scripted provider)",
+        f"request #1 carries messages {roles} (system first: {has_system}), tools {tools}, model "
+        f"{plain.get('model')!r} with thinking level {plain.get('thinkingLevel')!r} ({thinking.get('thinkingLevel')!r} "
+        f"when the session's level is {level!r})",
+    )
+
+
+def _model_settings(params: Params) -> dict[str, dict[str, Any]]:
+    level = str(params.get("thinking_level", "high"))
+    return {
+        "off": _observed({"reasoning": True, "thinking_level": "off"}, "model-settings-off"),
+        "thinking": _observed({"reasoning": True, "thinking_level": level}, f"model-settings-{level}"),
+        "other-model": _observed({"id": "faux-2", "reasoning": True}, "model-settings-other-model"),
+    }
+
+
+def judge_model_settings(traces: dict[str, Trace], params: Params) -> Finding:
+    """Which model and how hard it thinks reach the request as their own input: messages and tools stay the same."""
+    level = str(params.get("thinking_level", "high"))
+    seen = {name: _inputs_line(trace) for name, trace in traces.items()}
+    first = {name: common.first_request(trace) for name, trace in traces.items()}
+    same_rest = len({repr((r.get("messages"), r.get("tools"))) for r in first.values()}) == 1
+    holds = seen["off"].get("thinkingLevel") == "off" and seen["thinking"].get("thinkingLevel") == level
+    holds = (
+        holds
+        and seen["other-model"].get("model", "").endswith("/faux-2")
+        and seen["off"].get("model") != seen["other-model"].get("model")
+    )
+    holds = holds and same_rest
+    return Finding(
+        holds,
+        "request #1 inputs: "
+        + "; ".join(
+            f"{name}: model {s.get('model')!r}, thinking {s.get('thinkingLevel')!r}" for name, s in seen.items()
+        )
+        + f"; messages and tools identical across the three: {same_rest}",
     )
 
 
@@ -642,7 +699,8 @@ def judge_before_tool_call_mutation(traces: dict[str, Trace], params: Params) ->
 
 EXPERIMENTS: dict[str, Any] = {
     "loop.message-added-to-branch": ScenarioExperiment(_hello, judge_message_added),
-    "loop.request-four-inputs": ScenarioExperiment(_word_count_app, judge_four_inputs),
+    "loop.request-four-inputs": ScenarioExperiment(_four_inputs, judge_four_inputs),
+    "inputs.table-model-settings": ScenarioExperiment(_model_settings, judge_model_settings, picture="thinking"),
     "loop.response-text-and-tool-calls": ScenarioExperiment(_text_and_call, judge_text_and_calls),
     "loop.records-executes-records": ScenarioExperiment(_word_count_agent, judge_records_executes_records),
     "loop.continuation-test": ScenarioExperiment(_continuation, judge_continuation_test),

@@ -243,10 +243,13 @@ def _continuation_app(params: Params) -> dict[str, dict[str, Any]]:
         queue=[{"when": "message_start#3", "do": "follow_up", "text": "And one more thing."}],
         settings={"stream": {"token_size": 2, "tokens_per_second": 200}},
     )
+    after_end = common.after_agent_end(params)
     return {
         "word-count-app": sc.word_count("app"),
         "settle-continue": sc.settle_continue(),
         "follow-up-app": follow,
+        "retry": after_end["retry"],
+        "overflow-recovery": after_end["overflow-recovery"],
     }
 
 
@@ -259,13 +262,16 @@ def judge_continuation_explicit(traces: dict[str, Trace]) -> Finding:
     follow_seen = any(tq.mentions(r, "And one more thing.") for r in tq.requests(follow))
     # The second request must not be the model's own doing: in those two runs the first reply already said stop.
     first_stops = {name: _first_stop_reason(traces[name]) for name in ("settle-continue", "follow-up-app")}
+    # Retries and recovery: the application layer goes on past the failed run's agent_end on its own.
+    automatic = {name: common.continued_after_agent_end(traces[name]) for name in ("retry", "overflow-recovery")}
     holds = tools == 2 and settle_requests == 2 and follow_requests == 2 and follow_seen
-    holds = holds and set(first_stops.values()) == {"stop"}
+    holds = holds and set(first_stops.values()) == {"stop"} and all(ok for ok, _ in automatic.values())
     return Finding(
         holds,
         f"requests: after tool results {tools}, after a settlement handler's continue {settle_requests}, "
         f"with a queued follow-up {follow_requests} (follow-up reached the model: {follow_seen}); the first reply's "
-        f"stop reason in the settlement and follow-up runs: {first_stops}",
+        f"stop reason in the settlement and follow-up runs: {first_stops}; "
+        + "; ".join(f"{name}: {order}" for name, (_, order) in automatic.items()),
     )
 
 

@@ -72,7 +72,7 @@ if importlib.util.find_spec("pinb") is None:
 """
 
 SETUP = """\
-from IPython.display import HTML, display
+from IPython.display import display
 
 from pinb.chapters import views, widgets
 from pinb.chapters.experiments import ChapterRun

@@ -79,6 +79,13 @@ def test_concurrency_judge_needs_overlap() -> None:
 
     parallel = session(parallel_tools_trace(parallel=True))
     sequential = session(parallel_tools_trace(parallel=False))
+    # Without a stream line of one call while the other runs, "stream and tool events can interleave" is unseen.
+    assert not exp16.judge_concurrent({"parallel": parallel, "settle-continue": settle}).holds
+    second = next(
+        i for i, ln in enumerate(parallel) if ln["type"] == "tool_execution_start" and ln["toolCallId"] == "call#2"
+    )
+    update = {"source": "session", "type": "tool_execution_update", "toolName": "sleep", "toolCallId": "call#1"}
+    parallel.insert(second + 1, {**update, "stream": True})
     assert exp16.judge_concurrent({"parallel": parallel, "settle-continue": settle}).holds
     assert not exp16.judge_concurrent({"parallel": sequential, "settle-continue": settle}).holds
     assert exp16.judge_continuation_branch({"settle-continue": settle}).holds

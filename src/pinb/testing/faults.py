@@ -685,6 +685,11 @@ def _no_session_shutdown() -> list[Patch]:
     return [_drop_event("session_shutdown")]
 
 
+@fault("message-update-not-dispatched", "extensions never receive message_update while a reply streams")
+def _no_message_update() -> list[Patch]:
+    return [_drop_event("message_update")]
+
+
 @fault(
     "notify-results-honoured",
     "a value returned from a notification-only handler has an effect: { block: true } from turn_start aborts the run",

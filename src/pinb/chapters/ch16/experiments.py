@@ -439,7 +439,31 @@ def judge_failing_tool_call(traces: dict[str, Trace]) -> Finding:
 
 
 def _run_shape(params: Params) -> dict[str, dict[str, Any]]:
-    return {"shape": sc.run_shape()}
+    scenario = sc.run_shape()
+    # The diagram also draws message_update: a handler on it too (its lines are stream lines).
+    scenario["extensions"][0]["handlers"].append(sc.handler("message_update", "on-message_update"))
+    return {"shape": scenario}
+
+
+def _streaming(trace: Trace) -> tuple[int, int, bool]:
+    """message_update handler calls, messages that streamed, and whether every update fell inside a message."""
+    inside = streamed = updates = 0
+    within = True
+    got = False
+    for line in trace:
+        kind = line.get("type")
+        if line.get("source") != "ext" or kind not in ("message_start", "message_update", "message_end"):
+            continue
+        if kind == "message_start":
+            inside, got = 1, False
+        elif kind == "message_update":
+            updates += 1
+            within = within and bool(inside)
+            got = True
+        else:
+            streamed += 1 if inside and got else 0
+            inside = 0
+    return updates, streamed, within
 
 
 def _ext_types(trace: Trace) -> list[str]:
@@ -496,7 +520,19 @@ def diagram_violations(seen: list[str]) -> list[str]:
 def judge_sequence_diagram(traces: dict[str, Trace]) -> Finding:
     seen = _ext_types(traces["shape"])
     problems = diagram_violations(seen)
-    return Finding(not problems, "; ".join(problems) or f"handler events follow the diagram: {' → '.join(seen)}")
+    updates, streamed, within = _streaming(traces["shape"])
+    replies = len(tq.assistant_ends(traces["shape"]))
+    if not (updates and within and streamed >= replies):
+        problems.append(
+            f"message_update: {updates} handler calls, {streamed} of {replies} replies streamed between their "
+            f"message_start and message_end, all inside a message: {within}"
+        )
+    return Finding(
+        not problems,
+        "; ".join(problems)
+        or f"handler events follow the diagram: {' → '.join(seen)}; message_update reached the handler {updates} "
+        f"times, inside each of the {replies} replies",
+    )
 
 
 def _settle(params: Params) -> dict[str, dict[str, Any]]:
@@ -529,11 +565,33 @@ def _concurrent(params: Params) -> dict[str, dict[str, Any]]:
             "ch16-parallel-tools",
             "Run both.",
             [sc.calls(sc.call("job_a", {}), sc.call("job_b", {})), sc.text("Both done.")],
-            tools=[sc.sleep_tool("job_a", ms), sc.sleep_tool("job_b", ms // 2)],
+            tools=[
+                {"name": "job_a", "behavior": {"kind": "sleep", "ms": ms, "updates": ["a: started"]}},
+                {"name": "job_b", "behavior": {"kind": "sleep", "ms": ms // 2, "updates": ["b: started"]}},
+            ],
             settings={"tool_execution": "parallel"},
         ),
         "settle-continue": sc.settle_continue(),
     }
+
+
+def interleaved_updates(trace: Trace) -> list[str]:
+    """Stream lines (tool_execution_update) of one call that fall while another call is running."""
+    lines = [ln for ln in trace if ln.get("source") == "session"]
+    spans: dict[Any, tuple[int, int]] = {}
+    for i, line in enumerate(lines):
+        call = line.get("toolCallId")
+        if line.get("type") == "tool_execution_start":
+            spans[call] = (i, len(lines))
+        elif line.get("type") == "tool_execution_end" and call in spans:
+            spans[call] = (spans[call][0], i)
+    return [
+        f"{line.get('toolName')} update inside {other}"
+        for i, line in enumerate(lines)
+        if line.get("type") == "tool_execution_update"
+        for other, (start, end) in spans.items()
+        if other != line.get("toolCallId") and start < i < end
+    ]
 
 
 def judge_concurrent(traces: dict[str, Trace]) -> Finding:
@@ -543,11 +601,12 @@ def judge_concurrent(traces: dict[str, Trace]) -> Finding:
     overlap = max_concurrency(lines)
     seq = common.settle_sequence(traces["settle-continue"])
     runs_before_settle = seq.count("agent_end")
-    holds = overlap >= 2 and runs_before_settle >= 2 and seq.count("agent_settled") == 1
+    mixed = interleaved_updates(traces["parallel"])
+    holds = overlap >= 2 and runs_before_settle >= 2 and seq.count("agent_settled") == 1 and bool(mixed)
     return Finding(
         holds,
-        f"{overlap} tool executions open at once; {runs_before_settle} low-level runs (agent_end) before one "
-        "agent_settled",
+        f"{overlap} tool executions open at once; stream lines of one call while another ran: {mixed or 'none'}; "
+        f"{runs_before_settle} low-level runs (agent_end) before one agent_settled",
     )
 
 

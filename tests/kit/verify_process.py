@@ -55,7 +55,7 @@ def wait_until_ready(process: subprocess.Popen[str], ready: Path, timeout: float
             _out, err = process.communicate()
             raise AssertionError(f"the notebook never reached its long cell (exit {process.returncode}): {err}")
         time.sleep(0.1)
-    time.sleep(1.0)
+    time.sleep(2.0)
 
 
 def finish(process: subprocess.Popen[str], timeout: float = 90) -> tuple[str, str]:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import signal
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -173,7 +175,7 @@ def _execute(
                 log_output=False,
                 cwd=str(request.notebook.parent),
                 timeout_func=cell_timeout,
-                kernel_manager_class=_tracking_kernel_manager(kernels, log),
+                kernel_manager_class=_tracking_kernel_manager(kernels, log, sockets),
                 pinb_progress=progress,
             )
             outcome["error"] = None
@@ -184,7 +186,11 @@ def _execute(
 
     worker = threading.Thread(target=work, name=f"pinb-{request.chapter}", daemon=True)
     stopped: str | None = None
-    with open(output.parent / KERNEL_LOG, "wb") as log, _papermill_log_to(log):
+    with (
+        open(output.parent / KERNEL_LOG, "wb") as log,
+        _papermill_log_to(log),
+        _socket_folder() as sockets,
+    ):
         worker.start()
         # waits on an Event, never in Thread.join with a timeout (which a signal can break on Python 3.11)
         given_up_at: float | None = None
@@ -233,13 +239,24 @@ def _relative(path: Path) -> str:
         return str(path)
 
 
-def _tracking_kernel_manager(kernels: list[AsyncKernelManager], log: IO[bytes]) -> type[AsyncKernelManager]:
+def _tracking_kernel_manager(
+    kernels: list[AsyncKernelManager], log: IO[bytes], sockets: Path | None
+) -> type[AsyncKernelManager]:
     """A kernel manager that lets the calling thread find the kernel process, and keeps the kernel's own
-    stdout/stderr (start-up warnings, a crash's last words) in the run folder instead of the user's terminal."""
+    stdout/stderr (start-up warnings, a crash's last words) in the run folder instead of the user's terminal.
+
+    With `sockets` (a private folder), the kernel talks over Unix sockets there instead of TCP ports: a TCP port is
+    chosen free and then bound by the kernel a moment later, and a kernel started at the same time elsewhere on the
+    machine (`--jobs 2`, another user) can take it in between — the kernel dies on start and the run waits 60 s
+    for it ("Kernel didn't respond").
+    """
 
     class TrackingKernelManager(AsyncKernelManager):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
+            if sockets is not None:
+                self.transport = "ipc"
+                self.ip = str(sockets / f"k{len(kernels)}")
             kernels.append(self)
 
         def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
@@ -253,6 +270,20 @@ def _tracking_kernel_manager(kernels: list[AsyncKernelManager], log: IO[bytes]) 
             await super().start_kernel(**kwargs)
 
     return TrackingKernelManager
+
+
+@contextmanager
+def _socket_folder() -> Iterator[Path | None]:
+    """A private folder for the kernel's Unix sockets (short: socket paths are limited to about 100 bytes), or
+    None where there are no Unix sockets."""
+    if os.name != "posix":
+        yield None
+        return
+    folder = Path(tempfile.mkdtemp(prefix="pinb-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @contextmanager

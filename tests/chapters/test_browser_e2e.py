@@ -93,24 +93,26 @@ def test_guard_tester_renders_and_answers(lab: str, tmp_path: Path) -> None:
             command_box = page.locator(".jupyter-widgets.widget-text input").first
             command_box.wait_for(state="attached", timeout=180_000)
             command_box.scroll_into_view_if_needed(timeout=30_000)
-            widget_result = page.locator(".jupyter-widgets.widget-html .pinb-guard").first
+            # The answer is one ordinary output under the controls, redrawn in place (never a second copy).
+            widget_result = page.locator(".jp-OutputArea-output .pinb-guard").first
             widget_result.wait_for(state="attached", timeout=30_000)
             assert widget_result.get_attribute("data-blocked") == "true"  # the book's force push, the parameter
 
             command_box.fill("git status")
             command_box.press("Enter")
             page.wait_for_function(
-                "() => document.querySelector('.jupyter-widgets.widget-html .pinb-guard')"
+                "() => document.querySelector('.jp-OutputArea-output .pinb-guard')"
                 "?.getAttribute('data-blocked') === 'false'",
                 timeout=30_000,
             )
             command_box.fill("git clean -fdx")
             command_box.press("Enter")
             page.wait_for_function(
-                "() => { const el = document.querySelector('.jupyter-widgets.widget-html .pinb-guard');"
+                "() => { const el = document.querySelector('.jp-OutputArea-output .pinb-guard');"
                 " return el && el.getAttribute('data-blocked') === 'true' && el.textContent.includes('clean'); }",
                 timeout=30_000,
             )
+            assert page.locator(".pinb-guard").count() == 1  # the first answer did not stay standing under it
         except Exception:
             page.screenshot(path=str(tmp_path / "failure.png"))
             print("screenshot:", tmp_path / "failure.png")

@@ -169,3 +169,20 @@ def test_turn_end_actionable_is_about_agent_before_settle_too() -> None:
     ignored["settle-continue"].remove(second)
     finding = exp16.judge_both_boundaries_actionable(ignored, {})
     assert not finding.holds and "agent_before_settle: 1 requests" in finding.evidence
+
+
+def test_prompt_template_judge_reads_the_user_message_that_reached_the_model() -> None:
+    from pinb.chapters.backends import run_standin_sync
+    from pinb.chapters.ch01 import assembly
+
+    traces = {name: run_standin_sync(s) for name, s in assembly.prompt_template({}).items()}
+    finding = assembly.judge_prompt_template(traces)
+    assert finding.holds, finding.evidence
+    assert "'TEMPLATE: answer in one line about caching.'" in finding.evidence
+    # The template's file is laid out but its text never reaches the model: the judge says so.
+    unexpanded = copy.deepcopy(traces)
+    for line in unexpanded["template"]:
+        for message in line.get("messages", ()) if line.get("type") == "request" else ():
+            if message.get("role") == "user":
+                message["text"] = "/brief caching"
+    assert not assembly.judge_prompt_template(unexpanded).holds

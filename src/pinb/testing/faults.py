@@ -627,6 +627,13 @@ def _no_agents_md() -> list[Patch]:
     return [(resources, "load_project_context_files", build)]
 
 
+@fault("prompt-templates-not-expanded", "a /name prompt is sent as typed although a prompt template has that name")
+def _templates_not_expanded() -> list[Patch]:
+    from pinb.app import prompt_templates
+
+    return [(prompt_templates, "expand_prompt_template", lambda orig: lambda text, templates: text)]
+
+
 @fault("agents-md-cwd-only", "only the working directory's AGENTS.md is loaded, not its ancestors'")
 def _cwd_only() -> list[Patch]:
     from pinb.app import resources

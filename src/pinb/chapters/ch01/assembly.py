@@ -26,6 +26,10 @@ SKILL_NAME = "release-notes"
 SKILL = f"---\nname: {SKILL_NAME}\ndescription: {SKILL_DESCRIPTION}\n---\n{SKILL_BODY}"
 LADDER = {"AGENTS.md": ROOT_RULE, "app/AGENTS.md": APP_RULE, "elsewhere/AGENTS.md": ELSEWHERE_RULE}
 ADDITION = "\nONE-OFF ADDITION"
+TEMPLATE_NAME = "brief"
+TEMPLATE_BODY = "TEMPLATE: answer in one line about $1."
+TEMPLATE_ARG = "caching"
+TEMPLATE = f"---\ndescription: Ask for a one-line answer\n---\n{TEMPLATE_BODY}"
 
 # --- trace reading ------------------------------------------------------------------------------------------------
 
@@ -202,6 +206,39 @@ def judge_skill_on_demand(traces: dict[str, Trace]) -> Finding:
         f"{any(SKILL_BODY in t for t in first)}; they first reach the model in request "
         f"{read + 1 if read >= 0 else None}, after the model read the skill file; /skill:{SKILL_NAME} puts them in "
         f"the user message: {by_command}; in a system prompt: {in_prompt}",
+    )
+
+
+def prompt_template(params: Params) -> dict[str, dict[str, Any]]:
+    """The same typed `/brief caching`, in a project with a `.pi/prompts/brief.md` template and in one without."""
+    typed = f"/{TEMPLATE_NAME} {TEMPLATE_ARG}"
+    return {
+        "template": _project(
+            "ch01-context-prompt-template", {f"app/.pi/prompts/{TEMPLATE_NAME}.md": TEMPLATE}, prompt=typed
+        ),
+        "no-template": _project("ch01-context-no-prompt-template", {}, prompt=typed),
+    }
+
+
+def _arrived(trace: Trace) -> tuple[str, str]:
+    """What was typed (the driver's prompt) and what arrived as the user message in request #1."""
+    typed = next((str(ln.get("text")) for ln in trace if ln.get("type") == "prompt"), "")
+    requests = tq.requests(trace)
+    users = [m for m in (requests[0].get("messages", ()) if requests else ()) if m.get("role") == "user"]
+    return typed, str(users[-1].get("text")) if users else ""
+
+
+def judge_prompt_template(traces: dict[str, Trace]) -> Finding:
+    """The template's body, with the argument in place of `$1` (read from the scenario's own file), is what the
+    model receives as the user message; without the template the typed text arrives as typed."""
+    typed, arrived = _arrived(traces["template"])
+    plain_typed, plain_arrived = _arrived(traces["no-template"])
+    expected = TEMPLATE_BODY.replace("$1", TEMPLATE_ARG)
+    holds = typed == plain_typed and arrived == expected and plain_arrived == plain_typed and arrived != plain_arrived
+    return Finding(
+        holds,
+        f"typed {typed!r}; request #1's user message with the template file: {arrived!r}; without it: "
+        f"{plain_arrived!r}",
     )
 
 
@@ -541,6 +578,7 @@ EXPERIMENTS: dict[str, ScenarioExperiment] = {
     "context.system-md-replaces": ScenarioExperiment(ladder, judge_system_md, "system-md"),
     "context.skill-descriptions-always": ScenarioExperiment(skill_on_demand, judge_skill_descriptions),
     "context.skill-instructions-on-demand": ScenarioExperiment(skill_on_demand, judge_skill_on_demand),
+    "context.prompt-template-at-input": ScenarioExperiment(prompt_template, judge_prompt_template),
     "seam.before-agent-start-text-not-builder": ScenarioExperiment(appended_once, judge_before_agent_start_text),
     "example.provider-is-one-argument": ScenarioExperiment(two_providers, judge_provider_is_one_argument),
 }

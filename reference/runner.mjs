@@ -670,7 +670,20 @@ async function runAgentLayer(scenario, packages, trace) {
 	const ai = await importPackage(packages, "pi-ai");
 	const core = await importPackage(packages, "pi-agent-core");
 	const faux = ai.fauxProvider(fauxOptions(scenario));
-	instrumentProvider(faux, trace);
+	// pinb's extension: observe.requests writes a `request` line (no branch: the core keeps no session).
+	const { getCurrentSystemPrompt } = scenario.observe?.requests
+		? await importInternal(packages, "pi-ai", "dist/utils/transcript.js")
+		: {};
+	const observe = scenario.observe?.requests
+		? (n, model, context, options) =>
+				trace.write("request", "inputs", [
+					["n", n],
+					["systemPrompt", scrubPaths(getCurrentSystemPrompt(context?.messages ?? []))],
+					["model", `${model?.provider}/${model?.id}`],
+					["thinkingLevel", options?.reasoning ?? "off"],
+				])
+		: undefined;
+	instrumentProvider(faux, trace, undefined, observe);
 	const models = ai.createModels();
 	models.setProvider(faux.provider);
 	faux.setResponses(scriptedResponses(ai, scenario));
@@ -698,13 +711,28 @@ async function runAgentLayer(scenario, packages, trace) {
 		});
 	});
 
-	for (const text of prompts(scenario)) {
-		trace.write("driver", "prompt", [["text", text]]);
-		try {
-			await agent.prompt(text);
-			trace.write("driver", "prompt_resolved");
-		} catch (error) {
-			trace.write("driver", "prompt_rejected", [["error", errorText(error)]]);
+	// pinb's extension: a project laid out for the agent layer is only the run's working directory.
+	const home = scenario.project ? mkdtempSync(join(tmpdir(), "pinb-agent-")) : undefined;
+	const before = process.cwd();
+	if (home) {
+		const root = join(home, "project");
+		layOutProject(scenario.project, root);
+		process.chdir(scenario.project.cwd ? join(root, ...scenario.project.cwd.split("/")) : root);
+	}
+	try {
+		for (const text of prompts(scenario)) {
+			trace.write("driver", "prompt", [["text", text]]);
+			try {
+				await agent.prompt(text);
+				trace.write("driver", "prompt_resolved");
+			} catch (error) {
+				trace.write("driver", "prompt_rejected", [["error", errorText(error)]]);
+			}
+		}
+	} finally {
+		if (home) {
+			process.chdir(before);
+			rmSync(home, { recursive: true, force: true });
 		}
 	}
 	trace.write("driver", "dispose");

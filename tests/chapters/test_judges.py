@@ -186,3 +186,17 @@ def test_prompt_template_judge_reads_the_user_message_that_reached_the_model() -
             if message.get("role") == "user":
                 message["text"] = "/brief caching"
     assert not assembly.judge_prompt_template(unexpanded).holds
+
+
+def test_core_alone_in_a_project_carries_no_agents_md_where_the_session_does() -> None:
+    from pinb.chapters.backends import run_standin_sync
+    from pinb.chapters.ch01 import assembly
+
+    traces = {name: run_standin_sync(s) for name, s in assembly.core_alone({}).items()}
+    finding = assembly.judge_core_loads_no_configuration(traces)
+    assert finding.holds, finding.evidence
+    assert traces["core"][0]["layer"] == "agent" and traces["app"][0]["layer"] == "app"
+    # Had the core put the folder's AGENTS.md into its system prompt, the judge says so.
+    loaded = copy.deepcopy(traces)
+    next(line for line in loaded["core"] if line.get("source") == "request")["systemPrompt"] = assembly.CORE_RULE
+    assert not assembly.judge_core_loads_no_configuration(loaded).holds

@@ -113,9 +113,21 @@ def app_extended_schema() -> dict[str, Any]:
         schema["properties"][name] = value
     schema["allOf"].append(
         {
-            "description": "the application-layer fields need layer app (pinb's extension).",
-            "if": {"anyOf": [{"required": [name]} for name in APP_FIELDS]},
+            "description": "steps need layer app (pinb's extension).",
+            "if": {"required": ["steps"]},
             "then": {"properties": {"layer": {"const": "app"}}, "required": ["layer"]},
+        }
+    )
+    schema["allOf"].append(
+        {
+            "description": "project and observe need layer app or agent; project.trust needs layer app.",
+            "if": {"anyOf": [{"required": ["project"]}, {"required": ["observe"]}]},
+            "then": {
+                "properties": {"layer": {"enum": ["app", "agent"]}},
+                "required": ["layer"],
+                "if": {"properties": {"project": {"required": ["trust"]}}, "required": ["project"]},
+                "then": {"properties": {"layer": {"const": "app"}}},
+            },
         }
     )
     action = schema["$defs"]["action"]

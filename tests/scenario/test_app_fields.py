@@ -44,10 +44,13 @@ VALID = [
     _with(extensions=[_handler("project_trust", {"kind": "trust", "trusted": "yes", "remember": False})]),
     _with(extensions=[_handler("session_before_compact", {"kind": "supply_summary", "summary": "s"})]),
     _with(extensions=[_handler("agent_end", {"kind": "set_active_tools", "tools": [], "at": 2})]),
+    {**_with(project={"files": {"app/AGENTS.md": "a"}, "cwd": "app"}), "layer": "agent"},
+    {**_with(project={"files": {}}, observe={"requests": True}), "layer": "agent"},
 ]
 
 INVALID = [
-    {**_with(project={"files": {}}), "layer": "agent"},
+    {**_with(project={"files": {}, "trust": "trusted"}), "layer": "agent"},
+    {**_with(steps=[{"do": "snapshot"}]), "layer": "agent"},
     _with(project={"files": {"../outside.md": "x"}}),
     _with(project={"files": {"/abs.md": "x"}}),
     _with(project={"files": {}, "cwd": "a/../b"}),
@@ -110,3 +113,12 @@ def test_a_step_that_finds_no_entry_is_rejected_and_the_run_goes_on() -> None:
     driver = [(line["type"], line.get("error")) for line in lines if line["source"] == "driver"]
     assert ("step_rejected", 'no user message entry with text "never said"') in driver
     assert any(line["source"] == "tree" for line in lines)
+
+
+def test_an_agent_layer_project_is_only_the_working_directory() -> None:
+    """The agent core alone reads nothing from the folder: its request line shows an empty system prompt."""
+    doc = {**_with(project={"files": {"AGENTS.md": "Folder rule."}}, observe={"requests": True}), "layer": "agent"}
+    lines = run_on_standin(parse_scenario(doc))
+    inputs = [line for line in lines if line["source"] == "request"]
+    assert [(line["n"], line["systemPrompt"]) for line in inputs] == [(1, "")]
+    assert "branch" not in inputs[0]

@@ -575,7 +575,8 @@ def _relative_path(path: str, what: str) -> str:
 
 
 class Project(_Model):
-    """A project folder the runner lays out in a fresh temporary directory (layer app)."""
+    """A project folder the runner lays out in a fresh temporary directory: on layer app the session's project, on
+    layer agent only the run's working directory."""
 
     files: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
@@ -692,9 +693,14 @@ class Scenario(_Model):
         if self.layer != "app" and settings is not None and (settings.compaction or settings.retry):
             raise ValueError("settings.compaction and settings.retry need layer app")
         if self.layer != "app":
-            for name in ("project", "steps", "model", "observe"):
+            # An agent-layer scenario may lay out a project (the run's working directory) and observe its requests;
+            # trust is an application-layer decision.
+            app_only = ("steps", "model") if self.layer == "agent" else ("project", "steps", "model", "observe")
+            for name in app_only:
                 if name in self.model_fields_set:
                     raise ValueError(f"{name} needs layer app")
+            if self.project is not None and "trust" in self.project.model_fields_set:
+                raise ValueError("project.trust needs layer app")
         shutdowns = [i for i, step in enumerate(self.steps) if isinstance(step, ShutdownStep)]
         if shutdowns and shutdowns[0] != len(self.steps) - 1:
             raise ValueError("a shutdown step must be the last step")

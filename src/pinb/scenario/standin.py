@@ -114,8 +114,14 @@ def make_faux(scenario: Scenario, writer: TraceWriter) -> FauxProvider:
     token_size = stream.token_size if stream is not None and stream.token_size is not None else 1000
     rate = stream.tokens_per_second if stream is not None else None
 
+    observe = scenario.layer == "agent" and scenario.observe is not None and scenario.observe.requests
+
     def on_request(request: FauxRequest) -> None:
         writer.model_request(request.n, request.context.messages, None, exhausted=request.exhausted)
+        if observe:  # the application layer writes its own request lines, with the session's branch
+            from pinb.scenario.standin_project import request_line
+
+            request_line(writer, request, None)
 
     faux = FauxProvider(token_size=token_size, tokens_per_second=rate, on_request=on_request)
     faux.set_responses(scripted_responses(scenario))

@@ -634,6 +634,28 @@ def _templates_not_expanded() -> list[Patch]:
     return [(prompt_templates, "expand_prompt_template", lambda orig: lambda text, templates: text)]
 
 
+@fault(
+    "agent-core-loads-context-files",
+    "the agent core, run on its own in a project folder, loads the folder's AGENTS.md into its system prompt",
+)
+def _core_loads_context() -> list[Patch]:
+    from pinb.app.resources import load_project_context_files
+    from pinb.scenario import standin, standin_project
+
+    def build(orig: Any) -> Any:
+        async def run(scenario: Any, writer: Any) -> None:
+            if scenario.project is not None:
+                space = standin_project.workspace(scenario.project, True)
+                found = load_project_context_files(space.fs, space.cwd, space.agent_dir)
+                prompt = "\n\n".join([scenario.system_prompt or "", *(f.content for f in found)]).strip()
+                scenario = scenario.model_copy(update={"system_prompt": prompt})
+            await orig(scenario, writer)
+
+        return run
+
+    return [(standin, "_run_agent_layer", build)]
+
+
 @fault("agents-md-cwd-only", "only the working directory's AGENTS.md is loaded, not its ancestors'")
 def _cwd_only() -> list[Patch]:
     from pinb.app import resources

@@ -242,6 +242,44 @@ def judge_prompt_template(traces: dict[str, Trace]) -> Finding:
     )
 
 
+CORE_RULE = "Core-test rule: answer in French."
+
+
+def core_alone(params: Params) -> dict[str, dict[str, Any]]:
+    """One project folder with an AGENTS.md, as the working directory of the agent core alone and of a session."""
+    files = {"AGENTS.md": CORE_RULE}
+    core = {
+        "id": "ch01-core-in-project",
+        "layer": "agent",
+        "prompt": "Hello.",
+        "responses": [sc.text("Hi.")],
+        "project": {"files": files},
+        "observe": {"requests": True},
+    }
+    app = _project("ch01-app-in-project", files)
+    app["project"] = {"files": files}
+    return {"core": core, "app": app}
+
+
+def judge_core_loads_no_configuration(traces: dict[str, Trace]) -> Finding:
+    """The AGENTS.md text (the scenario's own file) reaches the session's request, not the core's."""
+
+    def carried(trace: Trace) -> tuple[bool, bool]:
+        requests = tq.requests(trace)
+        in_prompt = any(CORE_RULE in p for p in prompts(trace))
+        in_messages = any(CORE_RULE in t for r in requests for t in tq.request_texts(r))
+        return bool(requests) and bool(inputs(trace)), in_prompt or in_messages
+
+    core_ran, core_has = carried(traces["core"])
+    app_ran, app_has = carried(traces["app"])
+    holds = core_ran and app_ran and not core_has and app_has
+    return Finding(
+        holds,
+        f"the folder's AGENTS.md text in the agent core's request: {core_has} (request observed: {core_ran}); in the "
+        f"session's request from the same folder: {app_has} (request observed: {app_ran})",
+    )
+
+
 # --- the four inputs ---------------------------------------------------------------------------------------------
 
 
@@ -579,6 +617,7 @@ EXPERIMENTS: dict[str, ScenarioExperiment] = {
     "context.skill-descriptions-always": ScenarioExperiment(skill_on_demand, judge_skill_descriptions),
     "context.skill-instructions-on-demand": ScenarioExperiment(skill_on_demand, judge_skill_on_demand),
     "context.prompt-template-at-input": ScenarioExperiment(prompt_template, judge_prompt_template),
+    "packages.core-loads-no-configuration": ScenarioExperiment(core_alone, judge_core_loads_no_configuration),
     "seam.before-agent-start-text-not-builder": ScenarioExperiment(appended_once, judge_before_agent_start_text),
     "example.provider-is-one-argument": ScenarioExperiment(two_providers, judge_provider_is_one_argument),
 }

@@ -7,15 +7,8 @@ import json
 import pytest
 
 from pinb.cli import main
-from pinb.testing.check_judges import JudgeReport, acheck_judges, claim_faults
+from pinb.testing.check_judges import JudgeReport, claim_faults
 from pinb.testing.faults import FAULTS
-
-
-@pytest.fixture(scope="module")
-def report() -> JudgeReport:
-    import asyncio
-
-    return asyncio.run(acheck_judges())
 
 
 def test_every_judge_catches_every_fault_it_names(report: JudgeReport) -> None:

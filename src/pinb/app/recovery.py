@@ -264,21 +264,7 @@ class RecoveryMixin:
                 )
             if controller.signal.aborted:
                 raise AbortError("This operation was aborted")
-            entry_id = self.session_manager.append_compaction(
-                supplied.summary,
-                supplied.first_kept_entry_id,
-                supplied.tokens_before,
-                supplied.details,
-                from_extension,
-                supplied.usage,
-            )
-            self._refresh_finalized_context()
-            entry = self.session_manager.get_entry(entry_id)
-            await self.extension_runner.emit(
-                ev.SessionCompactEvent(
-                    compaction_entry=entry, from_extension=from_extension, reason=reason, will_retry=will_retry
-                )
-            )
+            await self._append_compaction(supplied, from_extension, reason, will_retry)
             self._emit(CompactionEndEvent(reason=reason, result=supplied, aborted=False, will_retry=will_retry))
             # Queued messages continue the run after a compaction that retries nothing.
             self._compaction_will_retry = will_retry

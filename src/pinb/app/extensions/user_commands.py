@@ -145,21 +145,7 @@ class UserCommandsMixin:
                 supplied = compaction_result(preparation, history, prefix)
             if controller.signal.aborted:
                 raise UsageError("Compaction cancelled")
-            entry_id = self.session_manager.append_compaction(
-                supplied.summary,
-                supplied.first_kept_entry_id,
-                supplied.tokens_before,
-                supplied.details,
-                from_extension,
-                supplied.usage,
-            )
-            self._refresh_finalized_context()
-            entry = self.session_manager.get_entry(entry_id)
-            await self.extension_runner.emit(
-                ev.SessionCompactEvent(
-                    compaction_entry=entry, from_extension=from_extension, reason="manual", will_retry=False
-                )
-            )
+            await self._append_compaction(supplied, from_extension, "manual", will_retry=False)
             self._is_compacting = False
             self._emit(CompactionEndEvent(reason="manual", result=supplied, aborted=False))
             return supplied
@@ -179,6 +165,26 @@ class UserCommandsMixin:
             self._is_compacting = False
             self._compaction_abort_controller = None
             self._resolve_idle_waiters()
+
+    async def _append_compaction(
+        self, supplied: Any, from_extension: bool, reason: Literal["manual", "threshold", "overflow"], will_retry: bool
+    ) -> None:
+        """Append the compaction entry, rebuild the context from it, and tell the extensions (manual or automatic)."""
+        entry_id = self.session_manager.append_compaction(
+            supplied.summary,
+            supplied.first_kept_entry_id,
+            supplied.tokens_before,
+            supplied.details,
+            from_extension,
+            supplied.usage,
+        )
+        self._refresh_finalized_context()
+        entry = self.session_manager.get_entry(entry_id)
+        await self.extension_runner.emit(
+            ev.SessionCompactEvent(
+                compaction_entry=entry, from_extension=from_extension, reason=reason, will_retry=will_retry
+            )
+        )
 
     def abort_compaction(self) -> None:
         """Pi's ``abortCompaction()``: cancel a compaction in progress, manual or automatic (its ``signal`` aborts)."""

@@ -66,6 +66,10 @@ class PackageFacts(_Data):
     ai_exports_type: bool
     coding_agent_installable: bool
     coding_agent_missing_dependencies: dict[str, str]
+    exports: dict[str, tuple[str, ...]] = {}
+    """Each installed package's run-time export names (its main module imported by Node)."""
+    ai_importers_of_core_or_app: tuple[str, ...] = ()
+    """pi-ai's dist files that name pi-agent-core or pi-coding-agent."""
 
 
 # --- registry --------------------------------------------------------------------------------------------------------
@@ -135,22 +139,23 @@ def _dist_size(folder: Path) -> DistSize:
     )
 
 
-def _tui_importers(dist: Path) -> tuple[str, ...]:
+def _importers(dist: Path, *packages: str) -> tuple[str, ...]:
+    """The JavaScript files under ``dist`` that name any of ``packages``."""
     return tuple(
         str(p.relative_to(dist))
         for p in sorted(dist.rglob("*.js"))
-        if TUI in p.read_text(encoding="utf-8", errors="replace")
+        if any(package in p.read_text(encoding="utf-8", errors="replace") for package in packages)
     )
 
 
-def _exports(version: str, package: str, name: str) -> bool:
-    """Whether the package's main module exports ``name`` at run time (imported by Node, not guessed from text)."""
+def _export_names(version: str, package: str) -> tuple[str, ...]:
+    """The names the package's main module exports at run time (imported by Node, not guessed from text)."""
     folder = _installed(version, package)
     data = json.loads((folder / "package.json").read_text(encoding="utf-8"))
     entry = (data.get("exports", {}).get(".", {}) or {}).get("import") or data.get("main", "index.js")
     script = (
         f"import({json.dumps((folder / entry).resolve().as_uri())})"
-        f".then((m) => process.stdout.write(JSON.stringify({json.dumps(name)} in m)))"
+        f".then((m) => process.stdout.write(JSON.stringify(Object.keys(m))))"
     )
     out = subprocess.run(
         [str(reference.node_path()), "--input-type=module", "-e", script],
@@ -161,7 +166,7 @@ def _exports(version: str, package: str, name: str) -> bool:
     )
     if out.returncode != 0:
         raise ReferenceError_(f"importing {package}@{version} failed: {reference._first_error_line(out.stderr)}")
-    return json.loads(out.stdout)
+    return tuple(sorted(json.loads(out.stdout)))
 
 
 def package_facts(version: str, versions_to_check: tuple[str, ...] = DEFAULT_VERSIONS_TO_CHECK) -> PackageFacts:
@@ -176,14 +181,19 @@ def package_facts(version: str, versions_to_check: tuple[str, ...] = DEFAULT_VER
         if dep.startswith(SCOPE) and not _any_version_satisfies(dep, spec):
             missing[dep] = spec
     dist = _installed(version, CORE) / "dist"
-    importers = _tui_importers(dist)
+    importers = _importers(dist, TUI)
     published = registry_versions(CORE)
+    exports = {
+        package: _export_names(version, package)
+        for package in (AI, CORE, APP)
+        if (_installed(version, package) / "package.json").is_file()
+    }
     return PackageFacts(
         pi_version=version,
         read_at=datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
         how=f"pinb.scenario.package_facts: package.json and dist/ of the packages installed from "
         f"reference/pi-{version}/package-lock.json, `npm view` on the public npm registry, and an import of "
-        f"{AI} in Node",
+        f"each installed package's main module in Node",
         node=reference.node_version(),
         manifests={m.name: m for m in (core, ai, app)},
         agent_core_depends_on_tui=TUI in core.dependencies,
@@ -194,9 +204,11 @@ def package_facts(version: str, versions_to_check: tuple[str, ...] = DEFAULT_VER
         agent_core_dist=_dist_size(dist),
         agent_core_published_versions=published,
         version_exists={v: v in published for v in versions_to_check},
-        ai_exports_type=_exports(version, AI, "Type"),
+        ai_exports_type="Type" in exports[AI],
         coding_agent_installable=not missing,
         coding_agent_missing_dependencies=missing,
+        exports=exports,
+        ai_importers_of_core_or_app=_importers(_installed(version, AI) / "dist", CORE, APP),
     )
 
 

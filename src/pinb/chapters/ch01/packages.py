@@ -75,6 +75,31 @@ def judge_graph(f: Facts) -> Finding:
     )
 
 
+def judge_ai_model_access_only(f: Facts) -> Finding | None:
+    """pi-ai has no loop, tool execution or session: it shares no export with the packages that do, nor uses them.
+
+    The loop, state and tool execution are what pi-agent-core exports and sessions are what pi-coding-agent exports,
+    both read from the real packages; a loop pi-ai shipped under a name of its own would not be seen.
+    """
+    exports = f.facts.exports
+    if not all(name in exports for name in (AI, CORE, APP)):
+        return None
+    ai = set(exports[AI])
+    with_core = sorted(ai & set(exports[CORE]))
+    with_app = sorted(ai & set(exports[APP]))
+    depends = sorted(name for name in (CORE, APP) if name in _deps(f, AI))
+    importers = list(f.facts.ai_importers_of_core_or_app)
+    sessions = [name for name in exports[APP] if "Session" in name]
+    return Finding(
+        not (with_core or with_app or depends or importers),
+        f"{_at(f)}: pi-ai exports {len(ai)} names. Shared with pi-agent-core's exports {list(exports[CORE])}: "
+        f"{with_core or 'none'}. Shared with pi-coding-agent's {len(exports[APP])} exports (those naming a session: "
+        f"{sessions}): {with_app or 'none'}. pi-ai declares a dependency on {depends or 'neither'}; its dist files "
+        f"naming either package: {importers or 'none'}",
+        "a loop, tool runner or session store pi-ai exported under a name of its own would not be seen",
+    )
+
+
 def judge_coding_agent(f: Facts) -> Finding:
     app = _deps(f, APP)
     wanted = [CORE, AI, TUI, "@earendil-works/pi-mcp", "@earendil-works/pi-codemode", "@earendil-works/chord"]
@@ -127,6 +152,7 @@ def judge_pinned_release(f: Facts) -> Finding:
 
 JUDGES = {
     "packages.graph": judge_graph,
+    "packages.ai-model-access-only": judge_ai_model_access_only,
     "packages.coding-agent-composes": judge_coding_agent,
     "packages.core-no-tui": judge_core_no_tui,
     "packages.core-description": judge_core_description,

@@ -1018,11 +1018,22 @@ function inlineExtensions(scenario, trace, sources = new Map()) {
 	}));
 }
 
-function scriptedUI(confirmAnswer) {
+// The scripted person: each dialog answers from the scenario and is recorded as a `driver` `ui` line saying what
+// the dialog was asked (Pi's ui_prompt_start event carries the title only, never the message).
+function scriptedUI(confirmAnswer, trace) {
+	const asked = (kind, title, message, answer) => {
+		trace.write("driver", "ui", [
+			["kind", kind],
+			["title", title],
+			["message", message],
+			["answer", answer],
+		]);
+		return answer;
+	};
 	return {
-		select: async () => undefined,
-		confirm: async () => confirmAnswer,
-		input: async () => undefined,
+		select: async (title) => asked("select", title, undefined, undefined),
+		confirm: async (title, message) => asked("confirm", title, message, confirmAnswer),
+		input: async (title, placeholder) => asked("input", title, placeholder, undefined),
 		notify: () => {},
 		onTerminalInput: () => () => {},
 		setStatus: () => {},
@@ -1038,7 +1049,7 @@ function scriptedUI(confirmAnswer) {
 		pasteToEditor: () => {},
 		setEditorText: () => {},
 		getEditorText: () => "",
-		editor: async () => undefined,
+		editor: async (title, prefill) => asked("editor", title, prefill, undefined),
 		addAutocompleteProvider: () => {},
 		setEditorComponent: () => {},
 		getEditorComponent: () => undefined,
@@ -1308,7 +1319,7 @@ async function runAppLayer(scenario, packages, trace) {
 
 		const ui = scenario.ui ?? {};
 		await session.bindExtensions({
-			...(ui.has_ui ? { uiContext: scriptedUI(ui.confirm === true) } : {}),
+			...(ui.has_ui ? { uiContext: scriptedUI(ui.confirm === true, trace) } : {}),
 			onError: (error) => {
 				trace.write("error", "extension_error", [
 					["extension", extensionName(error.extensionPath)],

@@ -347,11 +347,11 @@ async def test_start_like_javascript_runs_the_body_up_to_its_first_suspension() 
 
 
 def test_js_slice_counts_utf16_code_units() -> None:
-    from pinb.scenario.standin_app import js_slice
+    from pinb.ai.jsjson import js_slice
 
-    assert js_slice("abc", 2) == "ab"
-    assert js_slice("\U0001f600x", 2) == "\U0001f600"  # an emoji is two code units in JavaScript
-    assert js_slice("\U0001f600x", 1) == "\ud83d"  # and slicing through it leaves the high surrogate
+    assert js_slice("abc", 0, 2) == "ab"
+    assert js_slice("\U0001f600x", 0, 2) == "\U0001f600"  # an emoji is two code units in JavaScript
+    assert js_slice("\U0001f600x", 0, 1) == "\ud83d"  # and slicing through it leaves the high surrogate
 
 
 # --- hooks (pinb's extension of the contract) ----------------------------------------------------------------------

@@ -95,7 +95,10 @@ class _Answers:
 
 
 class ScriptedUI(ExtensionUI):
-    """A UI whose dialogs answer from a script; ``calls`` records every call in order."""
+    """A UI whose dialogs answer from a script; ``calls`` records every call in order.
+
+    ``on_call`` sees each call as it is made (a trace writer uses it to record what the dialogs were asked).
+    """
 
     def __init__(
         self,
@@ -104,51 +107,58 @@ class ScriptedUI(ExtensionUI):
         select: Script = None,
         input: Script = None,
         editor: Script = None,
+        on_call: Callable[[UICall], None] | None = None,
     ) -> None:
         self._confirm = _Answers(confirm, False)
         self._select = _Answers(select, None)
         self._input = _Answers(input, None)
         self._editor = _Answers(editor, None)
         self.calls: list[UICall] = []
+        self._on_call = on_call
         self.notifications: list[tuple[str, str]] = []
         self.status: dict[str, str | None] = {}
         self.title: str | None = None
 
+    def _record(self, call: UICall) -> None:
+        self.calls.append(call)
+        if self._on_call is not None:
+            self._on_call(call)
+
     async def select(self, title: str, options: Sequence[str], opts: Any = None) -> str | None:
         answer = self._select.next(title, list(options))
-        self.calls.append(UICall("select", title, None, answer))
+        self._record(UICall("select", title, None, answer))
         return answer
 
     async def confirm(self, title: str, message: str, opts: Any = None) -> bool:
         answer = bool(self._confirm.next(title, message))
-        self.calls.append(UICall("confirm", title, message, answer))
+        self._record(UICall("confirm", title, message, answer))
         return answer
 
     async def input(self, title: str, placeholder: str | None = None, opts: Any = None) -> str | None:
         answer = self._input.next(title, placeholder)
-        self.calls.append(UICall("input", title, placeholder, answer))
+        self._record(UICall("input", title, placeholder, answer))
         return answer
 
     async def editor(self, title: str, prefill: str | None = None) -> str | None:
         answer = self._editor.next(title, prefill)
-        self.calls.append(UICall("editor", title, prefill, answer))
+        self._record(UICall("editor", title, prefill, answer))
         return answer
 
     async def custom(self, factory: Any, options: Any = None) -> Any:
-        self.calls.append(UICall("custom", None))
+        self._record(UICall("custom", None))
         return None
 
     def notify(self, message: str, kind: str = "info") -> None:
         self.notifications.append((kind, message))
-        self.calls.append(UICall("notify", None, message))
+        self._record(UICall("notify", None, message))
 
     def set_status(self, key: str, text: str | None) -> None:
         self.status[key] = text
-        self.calls.append(UICall("set_status", key, text))
+        self._record(UICall("set_status", key, text))
 
     def set_title(self, title: str) -> None:
         self.title = title
-        self.calls.append(UICall("set_title", title))
+        self._record(UICall("set_title", title))
 
 
 class PromptEventUI(ExtensionUI):
@@ -166,14 +176,23 @@ class PromptEventUI(ExtensionUI):
 
     async def _prompt(self, kind: str, title: str | None, run: Callable[[], Any]) -> Any:
         self._depth += 1
-        if self._depth == 1:
+        outermost = self._depth == 1
+        if outermost:
             self._active = (kind, title)
+            # Pi queues the announcement, then calls the UI at once: the UI is asked first, the announcement's
+            # handlers start next, and both before the dialog's answer reaches the caller.
+            call: Any = asyncio.ensure_future(run())
             self._on_prompt(kind, title, True)
-            # Pi announces from a microtask that runs before the dialog's answer reaches the caller; yielding once
-            # lets the announcement's handlers start first here too.
-            await asyncio.sleep(0)
+        else:
+            call = run()
         try:
-            return await run()
+            if outermost:
+                await asyncio.sleep(0)
+            return await call
+        except asyncio.CancelledError:
+            if isinstance(call, asyncio.Future):
+                call.cancel()
+            raise
         finally:
             self._depth -= 1
             if self._depth == 0:

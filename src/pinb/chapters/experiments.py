@@ -23,6 +23,7 @@ from pinb.chapters.display import Shown, code, table_html
 from pinb.chapters.experiment_view import ExperimentView, code_view, scenarios_view
 from pinb.chapters.ledger import ClaimEntry
 from pinb.chapters.registry import claim_spec, claim_specs, experiment_for
+from pinb.scenario.trace import dumps_jsonl
 
 Trace = list[dict[str, Any]]
 Params = Mapping[str, Any]
@@ -161,7 +162,7 @@ class ChapterRun:
     def _save(self, scenario_id: str, trace: Trace) -> None:
         assert self.artifacts_dir is not None
         self.artifacts_dir.mkdir(parents=True, exist_ok=True)
-        text = "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in trace)
+        text = dumps_jsonl(trace)  # a lone surrogate (a JavaScript slice through an emoji) is escaped
         folder = self.artifacts_dir
         path, n = folder / f"{scenario_id}.jsonl", 1
         while path.exists() and path.read_text(encoding="utf-8") != text:  # same id, other knobs: keep both

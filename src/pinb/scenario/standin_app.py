@@ -14,6 +14,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import Any, assert_never
 
+from pinb.ai.jsjson import js_slice
 from pinb.ai.timers import timer_seconds
 from pinb.ai.types import now_ms
 from pinb.app.extensions import ExtensionAPI, ExtensionErrorRecord
@@ -21,7 +22,7 @@ from pinb.app.js_compat import js_regex, json_stringify
 from pinb.app.session import AgentSession, create_agent_session
 from pinb.app.session_compaction import DEFAULT_COMPACTION_SETTINGS
 from pinb.app.settlement import RetrySettings
-from pinb.app.ui import ScriptedUI
+from pinb.app.ui import ScriptedUI, UICall
 from pinb.scenario.model import (
     AppendSystemPromptAction,
     BlockIfMatchAction,
@@ -81,12 +82,6 @@ def _js_string(value: Any) -> str:
     if isinstance(value, list):
         return ",".join("" if v is None else _js_string(v) for v in value)
     return "[object Object]"
-
-
-def js_slice(text: str, end: int) -> str:
-    """JavaScript's ``text.slice(0, end)``: counts UTF-16 code units (a cut pair leaves a lone surrogate)."""
-    units = text.encode("utf-16-le", "surrogatepass")[: 2 * end]
-    return units.decode("utf-16-le", "surrogatepass")
 
 
 def _get(obj: Any, key: str, attr: str | None = None) -> Any:
@@ -272,7 +267,7 @@ def _guard(action: BlockIfMatchAction) -> Act:
         if pattern is None:
             return None
         if action.confirm_with_ui and ctx.has_ui:
-            allowed = await ctx.ui.confirm(action.confirm_title, js_slice(subject, 200))
+            allowed = await ctx.ui.confirm(action.confirm_title, js_slice(subject, 0, 200))
             if allowed:
                 return None
             return {"block": True, "reason": action.denied_reason}
@@ -429,7 +424,7 @@ async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
         tool_execution=settings.tool_execution,
         steering_mode=settings.steering_mode,
         follow_up_mode=settings.follow_up_mode,
-        ui=ScriptedUI(confirm=ui.confirm) if ui.has_ui else None,
+        ui=ScriptedUI(confirm=ui.confirm, on_call=lambda call: _record_dialog(writer, call)) if ui.has_ui else None,
         on_error=on_error,
         **recovery,
     )
@@ -471,6 +466,17 @@ async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
     writer.write("driver", "dispose")
     session.dispose()
     scrub_lines(writer.lines)
+
+
+def _record_dialog(writer: TraceWriter, call: UICall) -> None:
+    """A `driver` `ui` line: what the scripted person was asked and answered (Pi's events carry the title only)."""
+    if call.kind in DIALOG_KINDS:
+        writer.write(
+            "driver", "ui", {"kind": call.kind, "title": call.title, "message": call.message, "answer": call.answer}
+        )
+
+
+DIALOG_KINDS = frozenset({"select", "confirm", "input", "editor"})
 
 
 async def _ask_trust(project: Any, extensions: list[Any], writer: TraceWriter) -> bool:

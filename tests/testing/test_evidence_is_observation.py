@@ -121,7 +121,7 @@ def test_no_evidence_literal_copies_the_claims_wording() -> None:
         for spec in folder.ledger.claims:
             if spec.kind != "runnable":
                 continue
-            quote = _runs(_words(spec.quote))
+            quote = _runs(_words(" ".join(spec.quotes)))
             for function in _judges(spec.id):
                 # Prose only: a literal without a space is a name or a key the judge reads (a package name).
                 for literal in (text for text in evidence_literals(function) if " " in text.strip()):

@@ -27,6 +27,11 @@ def events(lines: Iterable[Line], type_: str, source: str | None = None) -> list
     ]
 
 
+def dialogs(lines: Iterable[Line]) -> list[Line]:
+    """The dialogs the scripted UI was shown (`driver` `ui` lines: kind, title, message, answer), in order."""
+    return [line for line in lines if line.get("source") == "driver" and line.get("type") == "ui"]
+
+
 def index(lines: Sequence[Line], predicate: Callable[[Line], bool], start: int = 0) -> int:
     """Position of the first line from `start` matching `predicate`, or -1."""
     for i in range(start, len(lines)):

@@ -972,6 +972,23 @@ def _guard_title() -> list[Patch]:
     ]
 
 
+@fault("guard-dialog-message-unsliced", "the guard's confirm dialog shows the whole input, not raw.slice(0, 200)")
+def _guard_unsliced() -> list[Patch]:
+    from pinb.scenario import standin_app
+
+    return [(standin_app, "js_slice", lambda orig: lambda text, start, end: text)]
+
+
+@fault(
+    "guard-slices-code-points",
+    "the guard cuts the dialog's message after 200 code points, not 200 UTF-16 code units as JavaScript's slice does",
+)
+def _guard_code_points() -> list[Patch]:
+    from pinb.scenario import standin_app
+
+    return [(standin_app, "js_slice", lambda orig: lambda text, start, end: text[start:end])]
+
+
 @fault("guard-drops-first-pattern", "the guard's pattern list lost the book's first (force-push) pattern")
 def _guard_drift() -> list[Patch]:
     from pinb.scenario import standin_app

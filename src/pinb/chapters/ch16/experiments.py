@@ -20,23 +20,43 @@ BASH_OUTPUT = "pushed"
 # --- the guard --------------------------------------------------------------------------------------------------
 
 
+def _guard_scenario(name: str, command: str, ui: dict[str, Any]) -> dict[str, Any]:
+    return sc.app(
+        f"ch16-guard-{name}",
+        "Push my branch.",
+        [sc.calls(sc.call("bash", {"command": command})), sc.text("Done.")],
+        tools=[sc.bash_tool(stdout=BASH_OUTPUT)],
+        # A second extension watches the dialogs the guard opens (ui_prompt_start names the dialog's title).
+        extensions=[guard_extension(), sc.extension("ui-watch", sc.handler("ui_prompt_start", "watch"))],
+        ui=ui,
+    )
+
+
 def _guard(params: Params) -> dict[str, dict[str, Any]]:
     command = "git push --force origin main"  # the book's command; the guard tester takes the reader's
-    out: dict[str, dict[str, Any]] = {}
-    for name, ui in (
-        ("no-ui", {"has_ui": False, "confirm": False}),
-        ("ui-yes", {"has_ui": True, "confirm": True}),
-        ("ui-no", {"has_ui": True, "confirm": False}),
-    ):
-        out[name] = sc.app(
-            f"ch16-guard-{name}",
-            "Push my branch.",
-            [sc.calls(sc.call("bash", {"command": command})), sc.text("Done.")],
-            tools=[sc.bash_tool(stdout=BASH_OUTPUT)],
-            # A second extension watches the dialogs the guard opens (ui_prompt_start names the dialog's title).
-            extensions=[guard_extension(), sc.extension("ui-watch", sc.handler("ui_prompt_start", "watch"))],
-            ui=ui,
+    return {
+        name: _guard_scenario(name, command, ui)
+        for name, ui in (
+            ("no-ui", {"has_ui": False, "confirm": False}),
+            ("ui-yes", {"has_ui": True, "confirm": True}),
+            ("ui-no", {"has_ui": True, "confirm": False}),
         )
+    }
+
+
+def long_force_push(cut: int = 200) -> str:
+    """A force push whose `JSON.stringify({command})` runs past `cut` UTF-16 code units with an emoji across the
+    cut (its first unit is the last one kept): `raw.slice(0, cut)` keeps half of it, a code-point slice all of it."""
+    head = "git push --force origin main -o merge_request.description="
+    words = "Ship-the-tested-release-over-the-stale-branch-after-review-"
+    prefix_units = cut - 1 - len('{"command":"')
+    filler = (words * (prefix_units // len(words) + 1))[: prefix_units - len(head)]
+    return f"{head}{filler}\N{ROCKET}-done"
+
+
+def _guard_dialogs(params: Params) -> dict[str, dict[str, Any]]:
+    out = _guard(params)
+    out["ui-long"] = _guard_scenario("ui-long", long_force_push(), {"has_ui": True, "confirm": False})
     return out
 
 
@@ -67,33 +87,73 @@ def judge_blocks_force_push(traces: dict[str, Trace]) -> Finding:
     return Finding(holds, f"without a UI the handler returned {returned}; the model saw {result.get('text')!r}")
 
 
+def _confirm_quote() -> str:
+    from pinb.chapters.registry import claim_spec
+
+    return " ".join(claim_spec("pi-16.guard.confirm-with-ui").quotes)
+
+
 def book_dialog_title() -> str:
     """The confirm dialog's title as the chapter prints it (the first string passed to `ctx.ui.confirm(`)."""
     import re
 
-    from pinb.chapters.registry import claim_spec
-
-    quote = " ".join(claim_spec("pi-16.guard.confirm-with-ui").quotes)
-    found = re.search(r'ui\.confirm\(\s*"([^"]*)"', quote)
+    found = re.search(r'ui\.confirm\(\s*"([^"]*)"', _confirm_quote())
     return found.group(1) if found else ""
 
 
+def book_dialog_message(tool_input: Any) -> str | None:
+    """The confirm dialog's message as the chapter's code makes it: `raw.slice(0, N)` with `raw =
+    JSON.stringify(event.input)`, both read from the quoted code, in JavaScript's semantics (UTF-16 code units).
+    None when the quoted code does not say."""
+    import re
+
+    from pinb.ai.jsjson import js_slice
+    from pinb.app.js_compat import json_stringify
+
+    quote = _confirm_quote()
+    cut = re.search(r"ui\.confirm\(\s*\"[^\"]*\",\s*raw\.slice\(0,\s*(\d+)\)", quote)
+    if "const raw = JSON.stringify(event.input);" not in quote or cut is None:
+        return None
+    return js_slice(json_stringify(tool_input) or "", 0, int(cut.group(1)))
+
+
+DIALOG_SCENARIOS = ("ui-yes", "ui-no", "ui-long")
+
+
 def judge_confirm_with_ui(traces: dict[str, Trace]) -> Finding:
-    yes, no = _bash_result(traces["ui-yes"]), _bash_result(traces["ui-no"])
-    dialogs = {
-        name: [(ln.get("kind"), ln.get("title")) for ln in tq.ext_lines(traces[name], "ui_prompt_start")]
-        for name in ("ui-yes", "ui-no", "no-ui")
-    }
     title = book_dialog_title()
-    asked = dialogs["ui-yes"] == dialogs["ui-no"] == [("confirm", title)] and bool(title)
-    holds = asked and not dialogs["no-ui"]
-    holds = holds and yes.get("text") == BASH_OUTPUT and not yes.get("isError")
-    holds = holds and no.get("isError") is True and no.get("text") == "Blocked by review-guard extension"
+    asked = {
+        name: [(d.get("kind"), d.get("title"), d.get("message")) for d in tq.dialogs(traces[name])] for name in traces
+    }
+    announced = {
+        name: [(ln.get("kind"), ln.get("title")) for ln in tq.ext_lines(traces[name], "ui_prompt_start")]
+        for name in traces
+    }
+    wrong: list[str] = []
+    for name in DIALOG_SCENARIOS:
+        inputs = [ln.get("args") for ln in tq.events(traces[name], "tool_execution_start", "session")]
+        expected = [("confirm", title, book_dialog_message(args)) for args in inputs]
+        if not title or not expected or any(message is None for *_, message in expected) or asked[name] != expected:
+            wrong.append(f"{name}: asked {asked[name]}, the chapter's code asks {expected}")
+        if announced[name] != [("confirm", title)]:
+            wrong.append(f"{name}: ui_prompt_start announced {announced[name]}")
+    if asked["no-ui"] or announced["no-ui"]:
+        wrong.append(f"no-ui: asked {asked['no-ui']}, announced {announced['no-ui']}")
+    yes, no, long = (_bash_result(traces[name]) for name in DIALOG_SCENARIOS)
+    if yes.get("text") != BASH_OUTPUT or yes.get("isError"):
+        wrong.append(f"ui-yes: the tool answered {yes.get('text')!r} (isError={yes.get('isError')})")
+    for name, result in (("ui-no", no), ("ui-long", long)):
+        if result.get("isError") is not True or result.get("text") != "Blocked by review-guard extension":
+            wrong.append(f"{name}: the tool answered {result.get('text')!r} (isError={result.get('isError')})")
+    long_message = next(iter(asked["ui-long"]), (None, None, None))[2] or ""
     return Finding(
-        holds,
-        f"dialogs opened with a UI: {dialogs['ui-yes']}, without one: {dialogs['no-ui']}; UI answers yes → tool "
-        f"ran: {yes.get('text')!r}; UI answers no → {no.get('text')!r}",
-        f"expected the book's title {title!r}; the dialog's message (raw.slice(0, 200)) is not in the trace",
+        not wrong,
+        f"with a UI the guard asked {asked['ui-no']}; for a {len(long_force_push())}-character command its message "
+        f"was {len(long_message.encode('utf-16-le', 'surrogatepass')) // 2} UTF-16 units ending "
+        f"{long_message[-12:]!r}; without a UI it asked {asked['no-ui'] or 'nothing'}; UI answers yes → tool ran: "
+        f"{yes.get('text')!r}; UI answers no → {no.get('text')!r}"
+        + (f". Differences: {'; '.join(wrong)}" if wrong else ""),
+        f"expected the book's title {title!r} and message raw.slice(0, 200) of raw = JSON.stringify(event.input)",
     )
 
 
@@ -841,7 +901,7 @@ def judge_message_end(traces: dict[str, Trace]) -> Finding:
 EXPERIMENTS: dict[str, Any] = {
     "guard.blocks-before-body": ScenarioExperiment(_guard, judge_blocks_before_body, "no-ui"),
     "guard.blocks-force-push": ScenarioExperiment(_guard, judge_blocks_force_push, "no-ui"),
-    "guard.confirm-with-ui": ScenarioExperiment(_guard, judge_confirm_with_ui, "ui-no"),
+    "guard.confirm-with-ui": ScenarioExperiment(_guard_dialogs, judge_confirm_with_ui, "ui-no"),
     "guard.patterns": ScenarioExperiment(_patterns, judge_patterns),
     "guard.only-bash-and-powershell": ScenarioExperiment(_tool_filter, judge_tool_filter),
     "guard.reads-not-mutates": ScenarioExperiment(_reads_and_mutation, judge_reads_not_mutates, "mutated"),

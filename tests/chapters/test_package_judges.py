@@ -75,3 +75,28 @@ def test_core_size_fails_outside_about_sixty_kilobytes() -> None:
     assert packages.judge_core_size(_facts("1.6.0")).holds
     bigger = dist.model_copy(update={"js_bytes": 200_000})
     assert not packages.judge_core_size(_facts("1.6.0", agent_core_dist=bigger)).holds
+
+
+def test_coding_agent_composes_holds_on_1_0_3_and_fails_without_one_of_its_parts() -> None:
+    assert packages.judge_coding_agent(_facts("1.0.3")).holds
+    manifests = dict(pf.recorded_package_facts("1.0.3").manifests)
+    app = manifests[pf.APP]
+    manifests[pf.APP] = app.model_copy(
+        update={"dependencies": {k: v for k, v in app.dependencies.items() if k != "@earendil-works/pi-mcp"}}
+    )
+    assert not packages.judge_coding_agent(_facts("1.0.3", manifests=manifests)).holds
+
+
+def test_core_description_fails_on_another_description() -> None:
+    said = "general-purpose agent with transport abstraction, state management, and attachment support"
+    held = packages.Facts(pf.recorded_package_facts("1.6.0"), "recorded", {pf.CORE: {"description": said}})
+    other = packages.Facts(pf.recorded_package_facts("1.6.0"), "recorded", {pf.CORE: {"description": "An agent loop"}})
+    assert packages.judge_core_description(held).holds  # type: ignore[union-attr]
+    assert not packages.judge_core_description(other).holds  # type: ignore[union-attr]
+    assert packages.judge_core_description(_facts("1.6.0")) is None  # no installed manifest: unrun, not a verdict
+
+
+def test_pinned_release_holds_only_when_1_0_4_is_published() -> None:
+    exists = dict(pf.recorded_package_facts("1.6.0").version_exists)
+    assert not packages.judge_pinned_release(_facts("1.6.0")).holds
+    assert packages.judge_pinned_release(_facts("1.6.0", version_exists={**exists, "1.0.4": True})).holds

@@ -859,14 +859,7 @@ function makeAction(action, unsubscribers, state, pi) {
 		case "continue_once":
 			return async (event) => {
 				if (state.invocations !== (action.at ?? 1)) return undefined;
-				if (!action.entry) return { continue: true };
-				const entry = {
-					type: "custom_message",
-					customType: action.entry.customType,
-					content: action.entry.content,
-					display: action.entry.display ?? false,
-				};
-				return { entries: [...(event.entries ?? []), entry], continue: true };
+				return continueWith(action.entry, event);
 			};
 		case "unsubscribe":
 			return async () => {
@@ -879,14 +872,7 @@ function makeAction(action, unsubscribers, state, pi) {
 		case "continue_times":
 			return async (event) => {
 				if (state.invocations > action.times) return undefined;
-				if (!action.entry) return { continue: true };
-				const entry = {
-					type: "custom_message",
-					customType: action.entry.customType,
-					content: action.entry.content,
-					display: action.entry.display ?? false,
-				};
-				return { entries: [...(event.entries ?? []), entry], continue: true };
+				return continueWith(action.entry, event);
 			};
 		case "trust":
 			return async () => {
@@ -1016,6 +1002,18 @@ function inlineExtensions(scenario, trace, sources = new Map()) {
 			}
 		},
 	}));
+}
+
+// A boundary handler's continuation: `continue: true`, with the scenario's entry appended to the proposed ones.
+function continueWith(entry, event) {
+	if (!entry) return { continue: true };
+	const message = {
+		type: "custom_message",
+		customType: entry.customType,
+		content: entry.content,
+		display: entry.display ?? false,
+	};
+	return { entries: [...(event.entries ?? []), message], continue: true };
 }
 
 // The scripted person: each dialog answers from the scenario and is recorded as a `driver` `ui` line saying what

@@ -24,7 +24,7 @@ from pinb.ai import AbortController, PiRecord
 from pinb.ai.abort import AbortError
 from pinb.app.compaction_summary import SummaryRetryCallbacks, summarize_compaction
 from pinb.app.extensions import events as ev
-from pinb.app.extensions.user_commands import CompactionEndEvent, CompactionStartEvent, _compaction_from_extension
+from pinb.app.extensions.user_commands import CompactionEndEvent, CompactionStartEvent
 from pinb.app.session_compaction import (
     CompactionSettings,
     calculate_context_tokens,
@@ -234,23 +234,12 @@ class RecoveryMixin:
             controller = self._auto_compaction_controller = AbortController()
             started = True
             self._emit(CompactionStartEvent(reason=reason))
-            supplied = None
-            if self.extension_runner.has_handlers("session_before_compact"):
-                result = await self.extension_runner.emit(
-                    ev.SessionBeforeCompactEvent(
-                        preparation=preparation,
-                        branch_entries=tuple(branch),
-                        reason=reason,
-                        will_retry=will_retry,
-                        signal=controller.signal,
-                    )
-                )
-                if result is not None and result.cancel:
-                    cancelled_by_extension = True
-                    raise AbortError("Compaction cancelled")
-                if result is not None and result.compaction is not None:
-                    supplied = _compaction_from_extension(result.compaction)
-                    from_extension = True
+            cancelled_by_extension, supplied = await self._ask_before_compact(
+                preparation, branch, reason, will_retry, controller.signal
+            )
+            if cancelled_by_extension:
+                raise AbortError("Compaction cancelled")
+            from_extension = supplied is not None
             if controller.signal.aborted:
                 raise AbortError("This operation was aborted")
             if supplied is None:

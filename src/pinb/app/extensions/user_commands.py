@@ -110,23 +110,12 @@ class UserCommandsMixin:
                 if branch and branch[-1].type == "compaction":
                     raise UsageError("Already compacted")
                 raise UsageError("Nothing to compact (session too small)")
-            supplied = None
-            if self.extension_runner.has_handlers("session_before_compact"):
-                before = ev.SessionBeforeCompactEvent(
-                    preparation=preparation,
-                    branch_entries=tuple(branch),
-                    custom_instructions=custom_instructions,
-                    reason="manual",
-                    will_retry=False,
-                    signal=controller.signal,
-                )
-                result = await self.extension_runner.emit(before)
-                if result is not None and result.cancel:
-                    cancelled_by_extension = True
-                    raise UsageError("Compaction cancelled")
-                if result is not None and result.compaction is not None:
-                    supplied = _compaction_from_extension(result.compaction)
-                    from_extension = True
+            cancelled_by_extension, supplied = await self._ask_before_compact(
+                preparation, branch, "manual", False, controller.signal, custom_instructions
+            )
+            if cancelled_by_extension:
+                raise UsageError("Compaction cancelled")
+            from_extension = supplied is not None
             if supplied is None and summarize is None:
                 supplied = await summarize_compaction(
                     preparation,
@@ -165,6 +154,34 @@ class UserCommandsMixin:
             self._is_compacting = False
             self._compaction_abort_controller = None
             self._resolve_idle_waiters()
+
+    async def _ask_before_compact(
+        self,
+        preparation: CompactionPreparation,
+        branch: list[Any],
+        reason: Literal["manual", "threshold", "overflow"],
+        will_retry: bool,
+        signal: Any,
+        custom_instructions: str | None = None,
+    ) -> tuple[bool, CompactionResult | None]:
+        """Ask the `session_before_compact` handlers (manual or automatic): (cancelled, the compaction they supply)."""
+        if not self.extension_runner.has_handlers("session_before_compact"):
+            return False, None
+        result = await self.extension_runner.emit(
+            ev.SessionBeforeCompactEvent(
+                preparation=preparation,
+                branch_entries=tuple(branch),
+                custom_instructions=custom_instructions,
+                reason=reason,
+                will_retry=will_retry,
+                signal=signal,
+            )
+        )
+        if result is not None and result.cancel:
+            return True, None
+        if result is not None and result.compaction is not None:
+            return False, _compaction_from_extension(result.compaction)
+        return False, None
 
     async def _append_compaction(
         self, supplied: Any, from_extension: bool, reason: Literal["manual", "threshold", "overflow"], will_retry: bool

@@ -146,9 +146,11 @@ def judge_confirm_with_ui(traces: dict[str, Trace]) -> Finding:
         if result.get("isError") is not True or result.get("text") != "Blocked by review-guard extension":
             wrong.append(f"{name}: the tool answered {result.get('text')!r} (isError={result.get('isError')})")
     long_message = next(iter(asked["ui-long"]), (None, None, None))[2] or ""
+    long_start = next(iter(tq.events(traces["ui-long"], "tool_execution_start", "session")), {})
+    long_command = str((long_start.get("args") or {}).get("command", ""))
     return Finding(
         not wrong,
-        f"with a UI the guard asked {asked['ui-no']}; for a {len(long_force_push())}-character command its message "
+        f"with a UI the guard asked {asked['ui-no']}; for a {len(long_command)}-character command its message "
         f"was {len(long_message.encode('utf-16-le', 'surrogatepass')) // 2} UTF-16 units ending "
         f"{long_message[-12:]!r}; without a UI it asked {asked['no-ui'] or 'nothing'}; UI answers yes → tool ran: "
         f"{yes.get('text')!r}; UI answers no → {no.get('text')!r}"

@@ -916,20 +916,25 @@ def _skill_not_expanded() -> list[Patch]:
 # --- the chapter 16 guard extension (the scenario harness's port of the book's code) -----------------------------
 
 
-@fault("guard-case-insensitive", "the guard's regexes are compiled case-insensitively (/…/i), unlike the book's")
-def _guard_i() -> list[Patch]:
+def _standin_app() -> Any:
     from pinb.scenario import standin_app
 
-    return [(standin_app, "js_regex", lambda orig: lambda source, flags="": orig(source, flags + "i"))]
+    return standin_app
+
+
+def _guard_built_with(update: Callable[[Any], dict[str, Any]]) -> list[Patch]:
+    """The guard port built from its declared action with ``update(action)``'s fields changed."""
+    return [(_standin_app(), "_guard", lambda orig: lambda action: orig(action.model_copy(update=update(action))))]
+
+
+@fault("guard-case-insensitive", "the guard's regexes are compiled case-insensitively (/…/i), unlike the book's")
+def _guard_i() -> list[Patch]:
+    return [(_standin_app(), "js_regex", lambda orig: lambda source, flags="": orig(source, flags + "i"))]
 
 
 @fault("guard-matches-raw-command", "the guard tests the raw command string instead of JSON.stringify(input)")
 def _guard_raw() -> list[Patch]:
-    from pinb.scenario import standin_app
-
-    return [
-        (standin_app, "_guard", lambda orig: lambda action: orig(action.model_copy(update={"match_on": "command"})))
-    ]
+    return _guard_built_with(lambda action: {"match_on": "command"})
 
 
 class _Everything(list[str]):
@@ -939,44 +944,22 @@ class _Everything(list[str]):
 
 @fault("guard-inspects-every-tool", "the guard inspects every tool's input, not only bash and powershell")
 def _guard_all_tools() -> list[Patch]:
-    from pinb.scenario import standin_app
-
-    return [
-        (
-            standin_app,
-            "_guard",
-            lambda orig: lambda action: orig(action.model_copy(update={"tool_names": _Everything()})),
-        )
-    ]
+    return _guard_built_with(lambda action: {"tool_names": _Everything()})
 
 
 @fault("guard-ignores-ui", "the guard blocks without asking even when a UI is present")
 def _guard_no_ui() -> list[Patch]:
-    from pinb.scenario import standin_app
-
-    return [
-        (standin_app, "_guard", lambda orig: lambda action: orig(action.model_copy(update={"confirm_with_ui": False})))
-    ]
+    return _guard_built_with(lambda action: {"confirm_with_ui": False})
 
 
 @fault("guard-asks-another-question", "the guard's confirm dialog asks a question other than the book's")
 def _guard_title() -> list[Patch]:
-    from pinb.scenario import standin_app
-
-    return [
-        (
-            standin_app,
-            "_guard",
-            lambda orig: lambda action: orig(action.model_copy(update={"confirm_title": "Run this command?"})),
-        )
-    ]
+    return _guard_built_with(lambda action: {"confirm_title": "Run this command?"})
 
 
 @fault("guard-dialog-message-unsliced", "the guard's confirm dialog shows the whole input, not raw.slice(0, 200)")
 def _guard_unsliced() -> list[Patch]:
-    from pinb.scenario import standin_app
-
-    return [(standin_app, "js_slice", lambda orig: lambda text, start, end: text)]
+    return [(_standin_app(), "js_slice", lambda orig: lambda text, start, end: text)]
 
 
 @fault(
@@ -984,22 +967,12 @@ def _guard_unsliced() -> list[Patch]:
     "the guard cuts the dialog's message after 200 code points, not 200 UTF-16 code units as JavaScript's slice does",
 )
 def _guard_code_points() -> list[Patch]:
-    from pinb.scenario import standin_app
-
-    return [(standin_app, "js_slice", lambda orig: lambda text, start, end: text[start:end])]
+    return [(_standin_app(), "js_slice", lambda orig: lambda text, start, end: text[start:end])]
 
 
 @fault("guard-drops-first-pattern", "the guard's pattern list lost the book's first (force-push) pattern")
 def _guard_drift() -> list[Patch]:
-    from pinb.scenario import standin_app
-
-    return [
-        (
-            standin_app,
-            "_guard",
-            lambda orig: lambda action: orig(action.model_copy(update={"patterns": list(action.patterns[1:])})),
-        )
-    ]
+    return _guard_built_with(lambda action: {"patterns": list(action.patterns[1:])})
 
 
 @fault(
@@ -1007,9 +980,7 @@ def _guard_drift() -> list[Patch]:
     "the guard writes into event.input (it tags the call it inspected) instead of only reading it",
 )
 def _guard_mutates() -> list[Patch]:
-    from pinb.scenario import standin_app
-
-    return [(standin_app, "_guard", _tagging_guard)]
+    return [(_standin_app(), "_guard", _tagging_guard)]
 
 
 def _tagging_guard(orig: Any) -> Any:

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from pinb.backends import PI_RELEASES
 from pinb.errors import ReferenceError_
+from pinb.scenario.confinement import Confinement
 
 SUPPORTED_VERSIONS: tuple[str, ...] = tuple(release.version for release in PI_RELEASES)
 APP_LAYER_VERSIONS: tuple[str, ...] = tuple(release.version for release in PI_RELEASES if "app" in release.layers)
@@ -293,13 +294,91 @@ def _scenario_layer(scenario_path: Path) -> str | None:
     return data.get("layer") if isinstance(data, dict) else None
 
 
-def run_on_pi(scenario_path: str | Path, version: str, *, timeout: float = RUN_TIMEOUT_S) -> str:
-    """Run one scenario on real Pi ``version`` and return its trace (JSONL text), within ``timeout`` seconds
-    (Node's start-up included).
+def worker_path() -> Path:
+    return reference_dir() / "worker.mjs"
 
-    Raises :class:`ReferenceError_` for an unknown version, a missing install, layer app on a version without
-    pi-coding-agent, or a Node-side failure (the message carries Node's error, not a Python traceback).
+
+#: Set by ``--trust-extension-code``: run extension and book code even where it cannot be confined (recorded).
+_trust = {"extension_code": False}
+
+
+def trust_extension_code(trusted: bool = True) -> None:
+    """Allow (or stop allowing) extension and book code to run where this machine cannot confine it."""
+    _trust["extension_code"] = trusted
+
+
+def extension_code_trusted() -> bool:
+    return _trust["extension_code"] or os.environ.get("PINB_TRUST_EXTENSION_CODE") == "1"
+
+
+def confinement() -> Confinement:
+    """The confinement every Node process of the bridge runs under on this machine."""
+    from pinb.scenario import confinement as confine
+
+    return confine.available(node_path())
+
+
+def _node_env() -> dict[str, str]:
+    env = {key: v for key, v in os.environ.items() if not key.startswith("NODE_") and key != "FORCE_COLOR"}
+    env.update(NO_COLOR="1", PI_OFFLINE="1")
+    return env
+
+
+def _has_code(text: str) -> bool:
+    """Whether a scenario brings code of its own (an extension given as ``source``)."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    extensions = data.get("extensions") if isinstance(data, dict) else None
+    return isinstance(extensions, list) and any(isinstance(e, dict) and "source" in e for e in extensions)
+
+
+def _with_provenance(trace: str, used: Confinement, trusted: bool) -> str:
+    """The trace with its meta line saying which confinement the run had (and whether code ran trusted)."""
+    first, newline, rest = trace.partition("\n")
+    try:
+        meta = json.loads(first)
+    except ValueError:
+        return trace
+    if not isinstance(meta, dict) or meta.get("source") != "meta":
+        return trace
+    meta["confinement"] = used.model_dump()
+    if trusted:
+        meta["trust_extension_code"] = True
+    return json.dumps(meta, ensure_ascii=False, separators=(",", ":")) + newline + rest
+
+
+def _worker_command(version: str, used: Confinement) -> Callable[[int, Path], list[str]]:
+    from pinb.scenario import confinement as confine
+
+    def command_for(reply_fd: int, folder: Path) -> list[str]:
+        confine.check_ancestors(folder)
+        arguments = [str(worker_path()), "--packages", str(packages_dir(version)), "--reply-fd", str(reply_fd)]
+        return confine.command(node_path(), arguments, read=_readable(version), write=folder, confinement=used)
+
+    return command_for
+
+
+def _readable(version: str) -> list[Path]:
+    """What a Node process of the bridge may read: the runner files and the package set (real paths too)."""
+    files = [runner_path(), worker_path(), packages_dir(version)]
+    return list(dict.fromkeys([*files, *(path.resolve() for path in files)]))
+
+
+def run_on_pi(scenario_path: str | Path, version: str, *, timeout: float = RUN_TIMEOUT_S, warm: bool = True) -> str:
+    """Run one scenario on real Pi ``version`` and return its trace (JSONL text), within ``timeout`` seconds.
+
+    ``warm`` (the default) runs it on this process's warm worker for ``version`` (``pinb.scenario.worker``);
+    otherwise in a Node process of its own (start-up included in ``timeout``). Either way the process is confined
+    (``pinb.scenario.confinement``) and the trace's meta line says how. Raises :class:`ReferenceError_` for an
+    unknown version, a missing install, layer app on a version without pi-coding-agent, extension code that cannot
+    be confined (without ``--trust-extension-code``), or a Node-side failure (Node's error, not a traceback);
+    :class:`~pinb.scenario.worker.PiFault` when Node was killed, ran out of memory or overran ``timeout``.
     """
+    from pinb.scenario import confinement as confine
+    from pinb.scenario import worker
+
     _check_version(version)
     path = Path(scenario_path).resolve()
     if not path.is_file():
@@ -308,14 +387,48 @@ def run_on_pi(scenario_path: str | Path, version: str, *, timeout: float = RUN_T
         raise ReferenceError_(f"cannot run layer app on Pi {version}: {NO_APP_LAYER[version]}")
     if not is_installed(version):
         raise ReferenceError_(f"Pi {version} is not installed: run `pinb reference install --pi-version {version}`")
-    command = [str(node_path()), str(runner_path()), "--packages", str(packages_dir(version)), str(path)]
-    try:
-        out = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
-    except subprocess.TimeoutExpired:
-        raise ReferenceError_(f"Pi {version} did not finish {path.name} within its {timeout:g} s time limit") from None
+    text = path.read_text(encoding="utf-8")
+    used = confinement()
+    trusted = False
+    if _has_code(text) and not used.complete:
+        confine.refuse_unconfined(used, f"the extension code of {path.name}", trusted=extension_code_trusted())
+        trusted = True
+    label = f"Pi {version}"
+    if warm:
+        make = lambda: worker.NodeWorker(label, _worker_command(version, used), _node_env())  # noqa: E731
+        trace = worker.pool().run(f"{version}:{used.model_dump_json()}", make, text, path.name, timeout)
+    else:
+        trace = _run_cold(path, version, used, timeout)
+    return _with_provenance(trace, used, trusted)
+
+
+def _run_cold(path: Path, version: str, used: Confinement, timeout: float) -> str:
+    """One Node process for one scenario (``runner.mjs``'s CLI): the way every run went before the worker."""
+    import tempfile
+
+    from pinb.scenario import confinement as confine
+    from pinb.scenario.worker import PiFault, exit_description, fault_from_exit
+
+    label = f"Pi {version}"
+    with tempfile.TemporaryDirectory(prefix="pinb-pi-run-") as folder:
+        confine.check_ancestors(Path(folder))
+        arguments = [str(runner_path()), "--packages", str(packages_dir(version)), str(path)]
+        read = [*_readable(version), path]
+        command = confine.command(node_path(), arguments, read=read, write=Path(folder), confinement=used)
+        try:
+            out = subprocess.run(
+                command, capture_output=True, text=True, timeout=timeout, check=False,
+                env=_node_env() | {"TMPDIR": folder}, cwd=folder, start_new_session=True,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            raise PiFault(f"{label} did not finish {path.name} within its {timeout:g} s time limit") from None
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    fault = fault_from_exit(out.returncode, lines)
+    if fault is not None:
+        raise PiFault(f"{label} failed on {path.name}: the experiment did not complete: {fault}")
     if out.returncode != 0:
-        first = next((line for line in out.stderr.splitlines() if line.strip()), f"exit code {out.returncode}")
-        raise ReferenceError_(f"Pi {version} failed on {path.name}: {first.strip()}")
+        first = lines[0] if lines else exit_description(out.returncode)
+        raise ReferenceError_(f"{label} failed on {path.name}: {first.strip()}")
     return out.stdout
 
 

@@ -117,13 +117,14 @@ def command(
     read: list[Path],
     write: Path,
     confinement: Confinement,
+    ancestors: bool = True,
 ) -> list[str]:
     """The command that runs ``node arguments`` under ``confinement``: ``read`` and ``write`` (a folder) are what
-    the process may read and write besides the ancestors' names Pi probes."""
+    the process may read and write, besides (with ``ancestors``) the names Pi probes above ``write``."""
     flags: list[str] = []
     if confinement.node_permissions:
         flags.append("--permission")
-        readable = [*read, write, *_ancestor_paths(write)]
+        readable = [*read, write, *(_ancestor_paths(write) if ancestors else [])]
         flags += [f"--allow-fs-read={path}" for path in dict.fromkeys(str(p) for p in readable)]
         flags.append(f"--allow-fs-write={write}")
     prefix = list(network_namespace() or ()) if confinement.network_namespace else []

@@ -517,7 +517,10 @@ def refresh(
             "node": node_version(),
             "recorded_at": datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
             "runner_sha256": sha256_file(runner_path()),
-            "how": "pinb reference refresh: reference/runner.mjs run once per scenario on the package set pinned in "
+            "worker_sha256": sha256_file(worker_path()),
+            "confinement": confinement().model_dump(),
+            "how": "pinb reference refresh: reference/runner.mjs's runScenario run once per scenario, in a warm "
+            "reference/worker.mjs process, on the package set pinned in "
             f"reference/pi-{version}/package-lock.json",
             "scenarios": {
                 p.stem: sha256_file(p) if p in wanted else kept[p.stem]
@@ -558,13 +561,16 @@ class BookExampleRun(BaseModel):
     program_sha256: str
     """Of the verbatim program, as it was run."""
     exit_code: int | None
-    """None when the run was stopped at the timeout."""
+    """None in records made before a timeout became a fault (it is no longer recorded as a result)."""
     timed_out: bool = False
+    """Always false in new records: a run stopped at the time limit is a fault, never a record."""
     stdout: str
     stderr_head: list[str]
     """The first non-empty lines of stderr, the temporary folder written as ``<example-folder>``."""
     ran_at: str
     how: str
+    confinement: Confinement | None = None
+    """What the program was confined by (None in records made before confinement)."""
 
 
 def run_book_example(name: str, version: str, program: str) -> BookExampleRun:
@@ -573,35 +579,47 @@ def run_book_example(name: str, version: str, program: str) -> BookExampleRun:
     Pi ``version``'s installed package set, and record what happened.
 
     The program is written into a temporary folder inside ``reference/pi-<version>/`` (so its bare imports resolve
-    to that set's ``node_modules``) and run there with ``HOME`` pointing into that folder; the folder is deleted
-    afterwards. A failing program is a result, not an error: its exit code and stderr are in the record. Raises
-    :class:`ReferenceError_` when Node or the package set is missing.
+    to that set's ``node_modules``) and run there, confined (``pinb.scenario.confinement``: it may read the package
+    set and write that folder only, no child process, no network), with ``HOME`` pointing into that folder; the
+    folder is deleted afterwards. A failing program is a result, not an error: its exit code and stderr are in the
+    record. Raises :class:`ReferenceError_` when Node or the package set is missing, or when the program cannot be
+    confined here (without ``--trust-extension-code``); :class:`~pinb.scenario.worker.PiFault` when Node was killed,
+    ran out of memory or overran :data:`BOOK_EXAMPLE_TIMEOUT_S` (a fault, never a result about the program).
     """
     import tempfile
+
+    from pinb.scenario import confinement as confine
+    from pinb.scenario.worker import PiFault, fault_from_exit
 
     _check_version(version)
     if not is_installed(version):
         raise ReferenceError_(f"Pi {version} is not installed: run `pinb reference install --pi-version {version}`")
     node = node_path()
+    used = confinement()
+    confine.refuse_unconfined(used, f"the book's program {name}.ts", trusted=extension_code_trusted())
     filename = f"{name}.ts"
-    env = {key: v for key, v in os.environ.items() if not key.startswith("NODE_") and key != "FORCE_COLOR"}
-    env["NO_COLOR"] = "1"  # Node colours its stack traces when a notebook kernel asks for colour
-    command = [str(node), filename]
     with tempfile.TemporaryDirectory(prefix=".book-example-", dir=packages_dir(version)) as folder:
         (Path(folder) / filename).write_text(program, encoding="utf-8")
-        env.update(HOME=folder, PI_OFFLINE="1")
+        env = _node_env() | {"HOME": folder, "TMPDIR": folder}
+        command = confine.command(
+            node, [filename], read=_readable(version), write=Path(folder), confinement=used, ancestors=False
+        )
         try:
             out = subprocess.run(
-                command, cwd=folder, env=env, capture_output=True, text=True, timeout=BOOK_EXAMPLE_TIMEOUT_S
-            )
-            exit_code, stdout, stderr, timed_out = out.returncode, out.stdout, out.stderr, False
-        except subprocess.TimeoutExpired as stopped:
-            exit_code, timed_out = None, True
-            stdout = _text(stopped.stdout)
-            stderr = _text(stopped.stderr) + f"\nstopped after {BOOK_EXAMPLE_TIMEOUT_S} s"
-        stderr = stderr.replace(Path(folder).as_uri(), EXAMPLE_FOLDER).replace(folder, EXAMPLE_FOLDER)
+                command, cwd=folder, env=env, capture_output=True, text=True, timeout=BOOK_EXAMPLE_TIMEOUT_S,
+                start_new_session=True,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            raise PiFault(
+                f"Pi {version}: the book's program {filename} did not finish within {BOOK_EXAMPLE_TIMEOUT_S} s: "
+                "the experiment did not complete"
+            ) from None
+        stderr = out.stderr.replace(Path(folder).as_uri(), EXAMPLE_FOLDER).replace(folder, EXAMPLE_FOLDER)
     stderr = re.sub(r"\x1b\[[0-9;]*m", "", stderr)
-    head = [line.rstrip() for line in stderr.splitlines() if line.strip()][:STDERR_HEAD_LINES]
+    lines = [line.rstrip() for line in stderr.splitlines() if line.strip()]
+    fault = fault_from_exit(out.returncode, lines)
+    if fault is not None:
+        raise PiFault(f"Pi {version}: the book's program {filename}: the experiment did not complete: {fault}")
     return BookExampleRun(
         name=name,
         pi_version=version,
@@ -609,14 +627,15 @@ def run_book_example(name: str, version: str, program: str) -> BookExampleRun:
         node=node_version(),
         command=["node", filename],
         program_sha256=hashlib.sha256(program.encode("utf-8")).hexdigest(),
-        exit_code=exit_code,
-        timed_out=timed_out,
-        stdout=stdout,
-        stderr_head=head,
+        exit_code=out.returncode,
+        stdout=out.stdout,
+        stderr_head=lines[:STDERR_HEAD_LINES],
         ran_at=datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
         how=f"pinb.scenario.reference.run_book_example: the program as the chapter text prints it, "
-        f"run as `node {filename}` (no flags, NODE_* variables and colour unset) in a temporary folder inside "
-        f"reference/pi-{version}/, whose package set is pinned by its package-lock.json",
+        f"run as `node {filename}` (NODE_* variables and colour unset) in a temporary folder inside "
+        f"reference/pi-{version}/, whose package set is pinned by its package-lock.json, under "
+        f"{used.describe()}" + (" (--trust-extension-code)" if not used.complete else ""),
+        confinement=used,
     )
 
 

@@ -25,14 +25,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from pinb.errors import ReferenceError_
+from pinb.errors import ExperimentFault, ReferenceError_
 
 #: How long a fresh worker may take to load its package set and say it is ready.
 START_TIMEOUT_S = 120
 STDERR_KEPT_LINES = 40
 
 
-class PiFault(ReferenceError_):
+class PiFault(ReferenceError_, ExperimentFault):
     """The experiment did not complete: Node was killed by a signal, ran out of memory or overran its time limit.
 
     Never a result about Pi: a claim whose run raised it is ERROR, never CONTRADICTED."""
@@ -105,7 +105,6 @@ class NodeWorker:
             )
         except OSError as exc:
             os.close(read_end)
-            os.close(write_end)
             self._remove_folder()
             raise ReferenceError_(f"{self.label}: cannot start Node ({exc})") from None
         finally:

@@ -136,8 +136,10 @@ def pi_environment(version: str) -> tuple[str | None, dict[str, str], tuple[str,
 
 def _confinement_notes(reference: object) -> list[str]:
     """What Node ran under in this run (``pinb.scenario.confinement``), and whether code ran trusted unconfined."""
+    if not hasattr(reference, "confinement"):  # a bridge that does not say is not second-guessed
+        return []
     try:
-        used = reference.confinement()  # type: ignore[attr-defined]
+        used = reference.confinement()
         trusted = reference.extension_code_trusted()  # type: ignore[attr-defined]
     except Exception as exc:
         return [f"confinement unknown: {exc}"]

@@ -87,7 +87,7 @@ def add_commands(subparsers: Any) -> None:
     drift.add_argument("--to", dest="to_version", default=DEFAULT_PI_VERSION, metavar="V")
     drift.add_argument("--recorded", action="store_true", help="use the recorded traces instead of running Node")
     drift.add_argument("--corpus", type=Path)
-    drift.add_argument("--jobs", type=int, default=1, metavar="N", help="Node processes at once (live runs)")
+    drift.add_argument("--jobs", type=int, default=1, metavar="N", help="warm Node workers at once (live runs)")
     _timeout_option(drift)
     trust_option(drift)
     drift.set_defaults(run=cmd_drift)

@@ -366,12 +366,20 @@ def _readable(version: str) -> list[Path]:
     return list(dict.fromkeys([*files, *(path.resolve() for path in files)]))
 
 
-def run_on_pi(scenario_path: str | Path, version: str, *, timeout: float = RUN_TIMEOUT_S, warm: bool = True) -> str:
+def run_on_pi(
+    scenario_path: str | Path,
+    version: str,
+    *,
+    timeout: float = RUN_TIMEOUT_S,
+    warm: bool = True,
+    provenance: bool = True,
+) -> str:
     """Run one scenario on real Pi ``version`` and return its trace (JSONL text), within ``timeout`` seconds.
 
     ``warm`` (the default) runs it on this process's warm worker for ``version`` (``pinb.scenario.worker``);
     otherwise in a Node process of its own (start-up included in ``timeout``). Either way the process is confined
-    (``pinb.scenario.confinement``) and the trace's meta line says how. Raises :class:`ReferenceError_` for an
+    (``pinb.scenario.confinement``) and, with ``provenance``, the trace's meta line says how (the recorded corpus
+    keeps the runner's own meta line and says it in its ``PROVENANCE.json``). Raises :class:`ReferenceError_` for an
     unknown version, a missing install, layer app on a version without pi-coding-agent, extension code that cannot
     be confined (without ``--trust-extension-code``), or a Node-side failure (Node's error, not a traceback);
     :class:`~pinb.scenario.worker.PiFault` when Node was killed, ran out of memory or overran ``timeout``.
@@ -399,7 +407,7 @@ def run_on_pi(scenario_path: str | Path, version: str, *, timeout: float = RUN_T
         trace = worker.pool().run(f"{version}:{used.model_dump_json()}", make, text, path.name, timeout)
     else:
         trace = _run_cold(path, version, used, timeout)
-    return _with_provenance(trace, used, trusted)
+    return _with_provenance(trace, used, trusted) if provenance else trace
 
 
 def _run_cold(path: Path, version: str, used: Confinement, timeout: float) -> str:
@@ -492,7 +500,7 @@ def refresh(
         report(f"Pi {version}: {len(wanted)} scenarios")
         fresh: dict[str, str] = {}
         for path in wanted:
-            fresh[path.stem] = run_on_pi(path, version)
+            fresh[path.stem] = run_on_pi(path, version, provenance=False)
         if check:
             for scenario_id, text in fresh.items():
                 recorded = out_dir / f"{scenario_id}.jsonl"

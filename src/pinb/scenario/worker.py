@@ -171,6 +171,7 @@ class NodeWorker:
             self._start()
         assert self._process is not None and self._process.stdin is not None
         self._next_id += 1
+        self._stderr.clear()  # what Node prints from here on is this scenario's
         request = json.dumps({"id": self._next_id, "text": text}, ensure_ascii=False) + "\n"
         try:
             self._process.stdin.write(request.encode("utf-8"))

@@ -41,13 +41,22 @@ function reply(message) {
 	while (written < data.length) written += writeSync(replyFd, data, written);
 }
 
-// The packages are loaded before the first request (what they put on the global object is theirs to keep).
-for (const name of ["pi-ai", "pi-agent-core", "pi-coding-agent"]) {
-	try {
-		await importPackage(packages, name);
-	} catch {
-		// not in this package set (pi-coding-agent on 1.0.3): a scenario that needs it gets the runner's error
+// A layer's packages are loaded before the first scenario that needs them (layer agent at start, pi-coding-agent
+// before the first layer-app scenario); what they put on the global object is theirs to keep.
+const LAYER_PACKAGES = { agent: ["pi-ai", "pi-agent-core"], app: ["pi-ai", "pi-agent-core", "pi-coding-agent"] };
+const loaded = new Set();
+
+async function load(layer) {
+	for (const name of LAYER_PACKAGES[layer] ?? []) {
+		if (loaded.has(name)) continue;
+		loaded.add(name);
+		try {
+			await importPackage(packages, name);
+		} catch {
+			// not in this package set (pi-coding-agent on 1.0.3): the scenario gets the runner's own error
+		}
 	}
+	for (const key of Reflect.ownKeys(globalThis)) baseGlobals.add(key);
 }
 
 // What a scenario may change in the process, taken before the first scenario and put back after each.
@@ -95,10 +104,13 @@ const settle = () => new Promise((done) => setImmediate(() => setImmediate(done)
 
 async function serve(request) {
 	const chunks = [];
-	const before = resourceCounts();
+	let before = resourceCounts();
 	let result;
 	try {
-		await runScenario(JSON.parse(request.text), packages, (text) => chunks.push(text));
+		const scenario = JSON.parse(request.text);
+		await load(scenario?.layer);
+		before = resourceCounts();
+		await runScenario(scenario, packages, (text) => chunks.push(text));
 		result = { id: request.id, trace: chunks.join("") };
 	} catch (error) {
 		result = { id: request.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
@@ -114,6 +126,8 @@ const parent = process.ppid;
 setInterval(() => {
 	if (process.ppid !== parent) process.exit(0);
 }, 500).unref();
+
+await load("agent");
 
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
 const queue = [];

@@ -229,3 +229,17 @@ def test_a_forked_child_does_not_use_its_parents_workers(monkeypatch: pytest.Mon
     monkeypatch.setattr(worker, "_pool_pid", -1)
     fresh = worker.pool()
     assert fresh is worker.pool() and worker._pool_pid == os.getpid()
+
+
+def test_a_worker_that_cannot_start_leaves_no_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+    def refuse(reply_fd: int, folder: Path) -> list[str]:
+        raise ReferenceError_("refused")
+
+    w = NodeWorker("Pi 9.9.9", refuse, dict(os.environ))
+    with pytest.raises(ReferenceError_, match=r"^refused$"):
+        w.run(_ask("echo"), "a.json", 10)
+    assert list(tmp_path.iterdir()) == []

@@ -57,9 +57,9 @@ def _run_live(path: Path, version: str, timeout: float | None) -> list[dict[str,
 
     if version in reference.NO_APP_LAYER and reference._scenario_layer(path) != "agent":
         return None
-    return loads_jsonl(
-        reference.run_on_pi(path, version, timeout=reference.RUN_TIMEOUT_S if timeout is None else timeout)
-    )
+    if timeout is None:
+        return loads_jsonl(reference.run_on_pi(path, version))
+    return loads_jsonl(reference.run_on_pi(path, version, timeout=timeout))
 
 
 def compare_corpus(

@@ -93,8 +93,15 @@ class NodeWorker:
         read_end, write_end = os.pipe()
         env = self._env | {"TMPDIR": str(self._folder)}
         try:
+            command = self._command_for(write_end, self._folder)
+        except BaseException:  # e.g. a context file above the folder: nothing started, nothing left
+            os.close(read_end)
+            os.close(write_end)
+            self._remove_folder()
+            raise
+        try:
             self._process = subprocess.Popen(
-                self._command_for(write_end, self._folder),
+                command,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,

@@ -64,7 +64,12 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser("report", help="the evidence report of one chapter; --all: the committed ledger")
     p.add_argument("chapter", nargs="?", metavar="CHAPTER")
-    p.add_argument("--format", choices=("md", "json"), default="md")
+    p.add_argument(
+        "--format",
+        choices=("md", "json", "brief"),
+        default="md",
+        help="md (pinb's evidence report), json, or brief: the research brief's seven required sections",
+    )
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     p.add_argument(
         "--all",
@@ -377,7 +382,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     listing = project.store.list(chapter.id)
     _warn(listing.problems, listing.runs)
     built = report_module.build_report(project, chapter, listing.runs)
-    text = report_module.render_markdown(built) if args.format == "md" else report_module.render_json(built)
+    if args.format == "brief":
+        from pinb.kit.brief import brief_inputs, render_brief
+
+        text = render_brief(built, brief_inputs(built, chapter.id))
+    else:
+        text = report_module.render_markdown(built) if args.format == "md" else report_module.render_json(built)
     if args.output:
         try:
             Path(args.output).write_text(text, encoding="utf-8")

@@ -22,11 +22,13 @@ class Span:
         return self.first if self.first == self.last else f"{self.first}–{self.last}"
 
 
-def spans(cells: Sequence[tuple[str, str, str]]) -> list[Span]:
-    """(version, verdict, evidence) oldest first → runs of equal verdicts."""
+def spans(cells: Sequence[tuple[str, str, str]], *, by_reason: tuple[str, ...] = ("UNRUN",)) -> list[Span]:
+    """(version, verdict, evidence) oldest first → runs of equal verdicts (for a verdict of `by_reason`, of equal
+    verdict and reason: releases not run for different reasons are told apart)."""
     out: list[Span] = []
     for version, verdict, evidence in cells:
-        if out and out[-1].verdict == verdict:
+        same_reason = verdict not in by_reason or (bool(out) and out[-1].evidence == evidence)
+        if out and out[-1].verdict == verdict and same_reason:
             out[-1] = Span(verdict, out[-1].first, version, evidence)
         else:
             out.append(Span(verdict, version, version, evidence))

@@ -112,6 +112,12 @@ def test_the_checklist_has_a_decision_line_per_finding(brief: str) -> None:
     assert lines and all("accept / revise / defer / reject — [author]" in line for line in lines)
 
 
-def test_md_and_json_stay(capsys: pytest.CaptureFixture[str]) -> None:
+def test_md_and_json_stay_and_say_when_they_were_generated(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", "pi-16-chapter", "--format", "json"]) == 0
-    assert capsys.readouterr().out.lstrip().startswith("{")
+    out = capsys.readouterr().out
+    assert out.lstrip().startswith("{")
+    assert re.search(r'"reported_at": "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"', out)
+    assert main(["report", "pi-16-chapter"]) == 0
+    md = capsys.readouterr().out
+    assert re.search(r"^- Report generated at \d{4}-\d\d-\d\dT[0-9:]{8}Z; evidence as of ", md, re.MULTILINE)
+    assert "- pinb code digest (sha256 of the code the verdicts depend on): `" in md

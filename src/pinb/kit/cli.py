@@ -463,11 +463,16 @@ def cmd_report(args: argparse.Namespace) -> int:
     chapter = project.chapter(args.chapter)
     listing = project.store.list(chapter.id)
     _warn(listing.problems, listing.runs)
-    built = report_module.build_report(project, chapter, listing.runs)
+    from datetime import UTC, datetime
+
+    now = datetime.now(UTC)
+    built = report_module.build_report(project, chapter, listing.runs).model_copy(
+        update={"reported_at": now.isoformat(timespec="seconds").replace("+00:00", "Z")}
+    )
     if args.format == "brief":
         from pinb.kit.brief import brief_inputs, render_brief
 
-        text = render_brief(built, brief_inputs(built, chapter.id))
+        text = render_brief(built, brief_inputs(built, chapter.id, now))
     else:
         text = report_module.render_markdown(built) if args.format == "md" else report_module.render_json(built)
     if args.output:

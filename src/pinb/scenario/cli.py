@@ -46,6 +46,15 @@ def add_commands(subparsers: Any) -> None:
     conform.add_argument("--corpus", type=Path, help="scenarios folder (default: the repository's scenarios/)")
     _timeout_option(conform)
     conform.set_defaults(run=cmd_conform)
+    schema = verbs.add_parser(
+        "schema", help="print the scenario format's JSON Schema, generated from the models (or --write/--check it)"
+    )
+    what = schema.add_mutually_exclusive_group()
+    what.add_argument(
+        "--write", action="store_true", help="rewrite the committed src/pinb/scenario/scenario.schema.json"
+    )
+    what.add_argument("--check", action="store_true", help="exit 1 when the committed schema differs from the models")
+    schema.set_defaults(run=cmd_schema)
     scenario.set_defaults(run=_help(scenario))
 
     reference = subparsers.add_parser("reference", help="the real-Pi reference packages and recorded traces")
@@ -103,6 +112,22 @@ def _help(parser: argparse.ArgumentParser) -> Any:
         return 2
 
     return show
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from pinb.scenario.schema import SCHEMA_PATH, is_current, schema_text
+
+    if args.check:
+        if is_current():
+            return 0
+        print(f"{SCHEMA_PATH.name} is stale: run `pinb scenario schema --write`", file=sys.stderr)
+        return 1
+    if args.write:
+        SCHEMA_PATH.write_text(schema_text(), encoding="utf-8")
+        print(f"wrote {SCHEMA_PATH}", file=sys.stderr)
+        return 0
+    sys.stdout.write(schema_text())
+    return 0
 
 
 # --- helpers -----------------------------------------------------------------------------------------------------

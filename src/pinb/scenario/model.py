@@ -80,6 +80,19 @@ Int = Annotated[int, BeforeValidator(_integral)]
 JsonObject = dict[str, Any]
 
 
+def _schema_extra(properties: dict[str, Any] | None = None, **rules: Any) -> Any:
+    """A ``json_schema_extra`` that refines the generated schema: each of ``properties`` is merged into the property
+    of that name, each of ``rules`` is set on the object's schema (the rules pydantic cannot derive, so that the
+    committed JSON Schema rejects what the model's validators reject)."""
+
+    def refine(schema: dict[str, Any]) -> None:
+        for name, extra in (properties or {}).items():
+            schema["properties"][name].update(extra)
+        schema.update(rules)
+
+    return refine
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
@@ -155,6 +168,8 @@ DEFAULT_PARAMETERS: dict[str, JsonObject] = {
 
 class Tool(_Model):
     """One tool the model can call."""
+
+    model_config = ConfigDict(json_schema_extra=_schema_extra({"name": {"pattern": "^[A-Za-z0-9_-]{1,64}$"}}))
 
     name: str
     description: str | None = None
@@ -244,6 +259,12 @@ class MutateInputAction(_Model):
 
 class _ResultPatch(_Model):
     """The fields a result patch may give (``text``, ``isError``, ``details``); at least one must be given."""
+
+    model_config = ConfigDict(
+        json_schema_extra=_schema_extra(
+            anyOf=[{"required": ["text"]}, {"required": ["isError"]}, {"required": ["details"]}]
+        )
+    )
 
     kind: str
     text: str | None = None
@@ -418,8 +439,20 @@ ACTION_EVENTS: dict[str, tuple[str, ...]] = {
 }
 
 
+def _action_event_rules(schema: dict[str, Any]) -> None:
+    schema["allOf"] = [
+        {
+            "if": {"properties": {"action": {"properties": {"kind": {"const": kind}}, "required": ["kind"]}}},
+            "then": {"properties": {"event": {"enum": list(events)}}},
+        }
+        for kind, events in ACTION_EVENTS.items()
+    ]
+
+
 class Handler(_Model):
     """One ``pi.on(event, …)`` registration."""
+
+    model_config = ConfigDict(json_schema_extra=_action_event_rules)
 
     event: HandlerEvent
     label: Annotated[str, Field(min_length=1)] | None = None
@@ -449,6 +482,18 @@ class UI(_Model):
 
 class Trigger(_Model):
     """``when`` = ``"<event type>#<n>"``; ``steer``/``follow_up`` need ``text``."""
+
+    model_config = ConfigDict(
+        json_schema_extra=_schema_extra(
+            {"when": {"pattern": "^[a-z_]+#[1-9][0-9]*$"}},
+            allOf=[
+                {
+                    "if": {"properties": {"do": {"enum": ["steer", "follow_up"]}}, "required": ["do"]},
+                    "then": {"required": ["text"], "properties": {"text": {"type": "string"}}},
+                }
+            ],
+        )
+    )
 
     when: str
     do: Literal["steer", "follow_up", "abort"]
@@ -509,7 +554,7 @@ class ModelSpec(_Model):
     max_tokens: Annotated[Int, Field(ge=1)] | None = None
     id: Annotated[str, Field(min_length=1)] | None = None
     reasoning: bool | None = None
-    thinking_level: Literal["off", "minimal", "low", "medium", "high", "xhigh"] | None = None
+    thinking_level: Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"] | None = None
 
 
 # --- agent-core hooks (pinb's extension of the contract; scenarios/README.md) ------------------------------------
@@ -574,9 +619,21 @@ def _relative_path(path: str, what: str) -> str:
     return path
 
 
+_PATH_SCHEMA = {"pattern": "^[^/\\\\\\u0000]+(/[^/\\\\\\u0000]+)*$", "not": {"pattern": "(^|/)\\.\\.?(/|$)"}}
+
+
 class Project(_Model):
     """A project folder the runner lays out in a fresh temporary directory: on layer app the session's project, on
     layer agent only the run's working directory."""
+
+    model_config = ConfigDict(
+        json_schema_extra=_schema_extra(
+            {
+                "files": {"propertyNames": _PATH_SCHEMA},
+                "cwd": {"anyOf": [{"type": "string", **_PATH_SCHEMA}, {"type": "null"}]},
+            }
+        )
+    )
 
     files: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
@@ -659,10 +716,55 @@ class Observe(_Model):
 # --- the scenario --------------------------------------------------------------------------------------------------
 
 
+def _layer_rules() -> list[dict[str, Any]]:
+    """The layer rules of ``Scenario._check`` as JSON Schema conditions (the committed schema states them too)."""
+
+    def needs(layer: str, what: str, present: dict[str, Any]) -> dict[str, Any]:
+        other = "agent" if layer == "app" else "app"
+        return {
+            "description": f"{what} need layer {layer}.",
+            "if": {"properties": {"layer": {"const": other}}, "required": ["layer"]},
+            "then": {"not": present},
+        }
+
+    return [
+        needs("app", "extensions", {"properties": {"extensions": {"minItems": 1}}, "required": ["extensions"]}),
+        needs("agent", "hooks", {"properties": {"hooks": {"type": "object"}}, "required": ["hooks"]}),
+        needs("app", "steps and model", {"anyOf": [{"required": ["steps"]}, {"required": ["model"]}]}),
+        needs(
+            "app",
+            "settings.compaction and settings.retry",
+            {
+                "properties": {
+                    "settings": {
+                        "type": "object",
+                        "anyOf": [
+                            {"properties": {name: {"type": "object"}}, "required": [name]}
+                            for name in ("compaction", "retry")
+                        ],
+                    }
+                },
+                "required": ["settings"],
+            },
+        ),
+        needs(
+            "app",
+            "project.trust",
+            {"properties": {"project": {"type": "object", "required": ["trust"]}}, "required": ["project"]},
+        ),
+    ]
+
+
 class Scenario(_Model):
     """One declarative experiment that runs unchanged on the stand-in and on real Pi."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, protected_namespaces=())
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        strict=True,
+        protected_namespaces=(),
+        json_schema_extra=_schema_extra({"id": {"pattern": "^[a-z0-9][a-z0-9._-]*$"}}, allOf=_layer_rules()),
+    )
 
     id: str
     description: str | None = None

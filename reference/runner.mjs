@@ -1064,6 +1064,11 @@ function extensionName(path) {
 	return match ? match[1] : path;
 }
 
+// Pi names an inline extension `<inline:NAME>` in its messages; like `extension_error`, traces give the scenario's NAME.
+function namedExtensions(message) {
+	return String(message).replace(/Extension "<inline:([^"]*)>"/g, 'Extension "$1"');
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // pinb's application-layer extension (scenarios/README.md, reference/scenario-app.schema.json): a project folder,
 // session steps, model settings, and `request` / `tree` lines that show what a request was built from.
@@ -1293,7 +1298,8 @@ async function runAppLayer(scenario, packages, trace) {
 						trustStore: new app.ProjectTrustStore(agentDir),
 						extensionsResult,
 						projectTrustContext: projectTrustContext(cwd),
-						onExtensionError: (message) => trace.write("error", "project_trust_error", [["error", message]]),
+						onExtensionError: (message) =>
+							trace.write("error", "project_trust_error", [["error", namedExtensions(message)]]),
 					}),
 			});
 		} else {

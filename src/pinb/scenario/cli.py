@@ -16,7 +16,7 @@ from pinb.backends import PI_RELEASES
 from pinb.errors import UsageError
 from pinb.scenario.corpus import DEFAULT_PI_VERSION, corpus_dir
 from pinb.scenario.model import load_scenario
-from pinb.scenario.trace import dumps_jsonl, first_difference, loads_jsonl
+from pinb.scenario.trace import PROJECTIONS, dumps_jsonl, first_difference, loads_jsonl, project
 
 
 def add_commands(subparsers: Any) -> None:
@@ -34,15 +34,13 @@ def add_commands(subparsers: Any) -> None:
     diff = verbs.add_parser("diff", help="run on both backends; exit 1 with the first difference")
     diff.add_argument("file", type=Path)
     diff.add_argument("--pi-version", default=DEFAULT_PI_VERSION, metavar="V")
-    diff.add_argument("--loose", action="store_true", help="compare the loose projection")
-    diff.add_argument("--strict", action="store_true", help="compare every traced field (stricter than the contract)")
+    _projection_options(diff)
     _timeout_option(diff)
     diff.set_defaults(run=cmd_diff)
 
     conform = verbs.add_parser("conform", help="compare the stand-in with the recorded real-Pi traces (offline)")
     conform.add_argument("--pi-version", default=DEFAULT_PI_VERSION, metavar="V")
-    conform.add_argument("--loose", action="store_true", help="compare the loose projection")
-    conform.add_argument("--strict", action="store_true", help="compare every traced field")
+    _projection_options(conform)
     conform.add_argument("--corpus", type=Path, help="scenarios folder (default: the repository's scenarios/)")
     _timeout_option(conform)
     conform.set_defaults(run=cmd_conform)
@@ -95,6 +93,28 @@ def _timeout_option(parser: argparse.ArgumentParser) -> None:
         help="wall-clock limit of each scenario run in seconds (default: 60 on the stand-in, 120 on real Pi, "
         "Node's start-up included)",
     )
+
+
+def _projection_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--projection",
+        choices=PROJECTIONS,
+        default=None,
+        help="what to compare (default full: every field of every line but seq and the meta line, stream lines "
+        "included and in order, durations and temporary paths normalised; strict: the same without stream lines; "
+        "contract: the contract's conformance projection; loose: the contract's loose projection)",
+    )
+    group.add_argument("--loose", action="store_true", help="same as --projection contract (the older default)")
+    group.add_argument("--strict", action="store_true", help="same as --projection strict")
+
+
+def _projection(args: argparse.Namespace) -> str:
+    if args.loose:
+        return "contract"
+    if args.strict:
+        return "strict"
+    return str(args.projection or "full")
 
 
 def _timeouts(args: argparse.Namespace) -> dict[str, float]:
@@ -162,11 +182,6 @@ def run_pi_lines(path: Path, version: str, **timeout: float) -> list[dict[str, A
     return loads_jsonl(_reference().run_on_pi(path, check_version(version), **timeout))
 
 
-def _one_projection(args: argparse.Namespace) -> None:
-    if args.loose and args.strict:
-        raise UsageError("choose --loose or --strict, not both")
-
-
 def _require_recorded(folder: Path, version: str) -> None:
     if not (folder / "traces" / f"pi-{version}").is_dir():
         raise UsageError(f"no traces recorded for Pi {version} under {folder / 'traces'} (pinb reference refresh)")
@@ -220,17 +235,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    _one_projection(args)
     check_version(args.pi_version)
     timeout = _timeouts(args)
     standin = run_standin_lines(args.file, **timeout)
     pi = run_pi_lines(args.file, args.pi_version, **timeout)
-    diff = first_difference(
-        standin, pi, loose=args.loose, strict=args.strict, names=("standin", f"pi@{args.pi_version}")
-    )
+    projection = _projection(args)
+    diff = first_difference(standin, pi, projection=projection, names=("standin", f"pi@{args.pi_version}"))
     if diff is None:
-        print(f"conforms: {len([1 for line in standin if line.get('source') in ('agent', 'session', 'ext', 'model')])}"
-              f" compared lines agree")  # fmt: skip
+        print(f"conforms: {len(project(standin, projection=projection))} compared lines agree ({projection})")
         return 0
     print(diff.render())
     return 1
@@ -239,10 +251,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
 def cmd_conform(args: argparse.Namespace) -> int:
     from pinb.scenario.conformance import compare_corpus, render_table
 
-    _one_projection(args)
     folder = args.corpus or corpus_dir()
     _require_recorded(folder, args.pi_version)
-    results = compare_corpus(args.pi_version, folder=folder, loose=args.loose, strict=args.strict, **_timeouts(args))
+    results = compare_corpus(args.pi_version, folder=folder, projection=_projection(args), **_timeouts(args))
     print(render_table(results, args.pi_version))
     if any(r.status == "error" for r in results):
         return 2  # a scenario that could not run (a time limit, a bad file) was not compared

@@ -17,6 +17,7 @@ def compare_one(
     folder: Path | None = None,
     loose: bool = False,
     strict: bool = False,
+    projection: str | None = None,
     timeout: float | None = None,
 ) -> Comparison:
     """Run ``scenario`` on the stand-in and compare it with its recorded trace on Pi ``version``."""
@@ -29,7 +30,9 @@ def compare_one(
         standin = run_on_standin(scenario) if timeout is None else run_on_standin(scenario, timeout=timeout)
     except PinbError as exc:
         return Comparison(scenario.id, scenario.layer, "error", str(exc))
-    diff = first_difference(standin, recorded, loose=loose, strict=strict, names=("standin", f"pi@{version}"))
+    diff = first_difference(
+        standin, recorded, loose=loose, strict=strict, projection=projection, names=("standin", f"pi@{version}")
+    )
     if diff is None:
         return Comparison(scenario.id, scenario.layer, "conforms")
     known = known_differences(version, folder)
@@ -44,10 +47,11 @@ def compare_corpus(
     folder: Path | None = None,
     loose: bool = False,
     strict: bool = False,
+    projection: str | None = None,
     timeout: float | None = None,
 ) -> list[Comparison]:
     return [
-        compare_one(s, version, folder=folder, loose=loose, strict=strict, timeout=timeout)
+        compare_one(s, version, folder=folder, loose=loose, strict=strict, projection=projection, timeout=timeout)
         for _path, s in load_corpus(folder)
     ]
 

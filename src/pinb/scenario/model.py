@@ -1,4 +1,4 @@
-"""Scenario models: exactly the contract of ``scenario.schema.json`` (design.md §2, scenario-format.md).
+"""Scenario models: the scenario format (docs/scenario-format.md); they generate its JSON Schema.
 
 Field names on disk are the contract's (camelCase where Pi's JSON has it, snake_case elsewhere); Python attributes
 are snake_case and validate only from the on-disk names, so a document the schema rejects is rejected here too.

@@ -328,6 +328,13 @@ function eventFields(event, trace, ext) {
 				["oldLeafId", trace.entry(event.oldLeafId)],
 				["fromExtension", event.fromExtension],
 			];
+		case "thinking_level_changed":
+			return [["level", event.level]];
+		case "thinking_level_select":
+			return [
+				["level", event.level],
+				["previousLevel", event.previousLevel],
+			];
 		default:
 			return [];
 	}
@@ -890,6 +897,11 @@ function makeAction(action, unsubscribers, state, pi) {
 				if (state.invocations === (action.at ?? 1)) pi.setActiveTools(action.tools);
 				return undefined;
 			};
+		case "set_thinking_level":
+			return async () => {
+				if (state.invocations === (action.at ?? 1)) pi.setThinkingLevel(action.level);
+				return undefined;
+			};
 		case "drop_messages":
 			return async (event) => ({
 				messages: event.messages.filter((message) => blocksText(message.content) !== action.text),
@@ -1190,6 +1202,9 @@ async function runStep(step, session, trace, context) {
 				["firstKeptEntryId", trace.entry(result.firstKeptEntryId)],
 			];
 		}
+		case "set_thinking_level":
+			session.setThinkingLevel(step.level);
+			return [["thinkingLevel", session.thinkingLevel]];
 		case "snapshot": {
 			const leaf = manager.getLeafId();
 			trace.write("tree", "snapshot", (t) => [
@@ -1223,6 +1238,8 @@ async function runAppLayer(scenario, packages, trace) {
 	mkdirSync(cwd, { recursive: true });
 	mkdirSync(agentDir, { recursive: true });
 	layOutProject(project, root);
+	// pinb's extension: files in the user's agent directory (a global AGENTS.md, SYSTEM.md, APPEND_SYSTEM.md, …).
+	layOutProject({ files: project?.agent_files }, agentDir);
 	process.env.HOME = home;
 	process.env.PI_CODING_AGENT_DIR = agentDir;
 	process.env.PI_OFFLINE = "1";
@@ -1368,6 +1385,7 @@ async function runAppLayer(scenario, packages, trace) {
 				["target", step.target],
 				["label", step.label],
 				["instructions", step.instructions],
+				["level", step.level],
 			]);
 			try {
 				const fields = await runStep(step, session, trace, context);

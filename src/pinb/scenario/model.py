@@ -391,6 +391,17 @@ class SetActiveToolsAction(_Model):
     at: Annotated[Int, Field(ge=1)] = 1
 
 
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+
+
+class SetThinkingLevelAction(_Model):
+    """On its ``at``-th invocation calls ``pi.setThinkingLevel(level)`` (Pi clamps it); returns nothing."""
+
+    kind: Literal["set_thinking_level"]
+    level: ThinkingLevel
+    at: Annotated[Int, Field(ge=1)] = 1
+
+
 class DropMessagesAction(_Model):
     """Returns ``{messages}``: the event's messages without those whose text is ``text``."""
 
@@ -417,6 +428,7 @@ Action = Annotated[
     | SupplySummaryAction
     | AppendSystemPromptAction
     | SetActiveToolsAction
+    | SetThinkingLevelAction
     | DropMessagesAction,
     Field(discriminator="kind"),
 ]
@@ -554,7 +566,7 @@ class ModelSpec(_Model):
     max_tokens: Annotated[Int, Field(ge=1)] | None = None
     id: Annotated[str, Field(min_length=1)] | None = None
     reasoning: bool | None = None
-    thinking_level: Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"] | None = None
+    thinking_level: ThinkingLevel | None = None
 
 
 # --- agent-core hooks (pinb's extension of the contract; scenarios/README.md) ------------------------------------
@@ -630,6 +642,7 @@ class Project(_Model):
         json_schema_extra=_schema_extra(
             {
                 "files": {"propertyNames": _PATH_SCHEMA},
+                "agent_files": {"propertyNames": _PATH_SCHEMA},
                 "cwd": {"anyOf": [{"type": "string", **_PATH_SCHEMA}, {"type": "null"}]},
             }
         )
@@ -638,9 +651,14 @@ class Project(_Model):
     files: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
     trust: Literal["trusted", "untrusted", "ask"] = "trusted"
+    agent_files: dict[str, str] = Field(default_factory=dict)
+    """Layer app: files laid out in the user's agent directory (``<home>/.pi/agent``): a global ``AGENTS.md``,
+    ``SYSTEM.md``, ``APPEND_SYSTEM.md``, ``skills/<name>/SKILL.md``, ``prompts/<name>.md``."""
 
     @model_validator(mode="after")
     def _paths(self) -> Project:
+        for path in self.agent_files:
+            _relative_path(path, "agent file")
         for path in self.files:
             _relative_path(path, "project file")
         if self.cwd is not None:
@@ -689,6 +707,13 @@ class CompactStep(_Model):
     instructions: str | None = None
 
 
+class SetThinkingLevelStep(_Model):
+    """``session.setThinkingLevel(level)`` between prompts (Pi clamps it to what the model supports)."""
+
+    do: Literal["set_thinking_level"]
+    level: ThinkingLevel
+
+
 class SnapshotStep(_Model):
     """Writes one ``tree`` line: every entry, the leaf and the active branch."""
 
@@ -702,7 +727,14 @@ class ShutdownStep(_Model):
 
 
 Step = Annotated[
-    PromptStep | BranchStep | NavigateStep | LabelStep | CompactStep | SnapshotStep | ShutdownStep,
+    PromptStep
+    | BranchStep
+    | NavigateStep
+    | LabelStep
+    | CompactStep
+    | SetThinkingLevelStep
+    | SnapshotStep
+    | ShutdownStep,
     Field(discriminator="do"),
 ]
 
@@ -747,10 +779,13 @@ def _layer_rules() -> list[dict[str, Any]]:
                 "required": ["settings"],
             },
         ),
-        needs(
-            "app",
-            "project.trust",
-            {"properties": {"project": {"type": "object", "required": ["trust"]}}, "required": ["project"]},
+        *(
+            needs(
+                "app",
+                f"project.{name}",
+                {"properties": {"project": {"type": "object", "required": [name]}}, "required": ["project"]},
+            )
+            for name in ("trust", "agent_files")
         ),
     ]
 
@@ -801,8 +836,10 @@ class Scenario(_Model):
             for name in app_only:
                 if name in self.model_fields_set:
                     raise ValueError(f"{name} needs layer app")
-            if self.project is not None and "trust" in self.project.model_fields_set:
-                raise ValueError("project.trust needs layer app")
+            if self.project is not None:
+                for name in ("trust", "agent_files"):
+                    if name in self.project.model_fields_set:
+                        raise ValueError(f"project.{name} needs layer app")
         shutdowns = [i for i, step in enumerate(self.steps) if isinstance(step, ShutdownStep)]
         if shutdowns and shutdowns[0] != len(self.steps) - 1:
             raise ValueError("a shutdown step must be the last step")

@@ -313,6 +313,10 @@ def event_fields(event: Mapping[str, Any], labels: Labels, *, ext: bool) -> dict
                 ("oldLeafId", labels.entry(get("oldLeafId"))),
                 ("fromExtension", get("fromExtension")),
             ]
+        case "thinking_level_changed":
+            pairs = [("level", get("level"))]
+        case "thinking_level_select":
+            pairs = [("level", get("level")), ("previousLevel", get("previousLevel"))]
         case _:
             pairs = []
     return _defined(pairs)

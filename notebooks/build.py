@@ -1,7 +1,8 @@
 """Write every chapter's notebook from its ledger (no outputs): one section per claim, in ledger order.
 
 Run from the repository root: `python notebooks/build.py` (add `--check` to fail when a committed notebook differs
-from what this script writes; `--chapter ID` to build one chapter; `--root DIR` for a project elsewhere). The
+from what this script writes, apart from what running and saving it in Jupyter adds: outputs, execution counts,
+cell and kernel metadata; `--chapter ID` to build one chapter; `--root DIR` for a project elsewhere). The
 chapters are the registry's (`pinb.chapters.registry`); what a notebook shows besides its claims (knobs, pictures,
 widgets) comes from the chapter folder's optional `notebook.py`.
 """
@@ -219,6 +220,36 @@ def render(notebook: Any) -> str:
     return json.dumps(notebook, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
 
 
+def _unexecuted(text: str) -> object:
+    """What a notebook says apart from what running and saving it in Jupyter writes: each cell's type, source and
+    tags, and the notebook's `pinb` metadata (None where the text is not a notebook)."""
+    try:
+        nb = json.loads(text)
+        return {
+            "pinb": nb.get("metadata", {}).get("pinb"),
+            "cells": [
+                {
+                    "type": cell.get("cell_type"),
+                    "source": "".join(cell["source"]) if isinstance(cell.get("source"), list) else cell.get("source"),
+                    "tags": cell.get("metadata", {}).get("tags", []),
+                }
+                for cell in nb["cells"]
+            ],
+        }
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _same(path: Path, content: str) -> bool:
+    if not path.exists():
+        return False
+    committed = path.read_text(encoding="utf-8")
+    if committed == content:
+        return True
+    shown = _unexecuted(committed) if path.suffix == ".ipynb" else None
+    return shown is not None and shown == _unexecuted(content)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if a committed notebook is out of date")
@@ -248,8 +279,14 @@ def main(argv: list[str] | None = None) -> int:
     stale = []
     for path, content in outputs.items():
         if args.check:
-            if not path.exists() or path.read_text(encoding="utf-8") != content:
+            if not _same(path, content):
                 stale.append(path.relative_to(args.root).as_posix())
+            elif path.read_text(encoding="utf-8") != content:
+                print(
+                    f"{path.relative_to(args.root).as_posix()}: up to date, with outputs of a Jupyter session "
+                    "(harmless; python notebooks/build.py clears them)",
+                    file=sys.stderr,
+                )
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(content, encoding="utf-8")

@@ -69,3 +69,28 @@ def test_notebook_runs_headless_on_the_standin(ledger: Ledger, tmp_path: Path) -
     assert set(skipped) == {s.id for s in ledger.claims if s.kind == "runnable"} - checked and all(skipped.values())
     assert all(o["backend"] == "standin" and o["outcome"] != "error" for o in outcomes), outcomes
     assert any((tmp_path / "artifacts").glob("*.jsonl"))
+
+
+def test_build_check_ignores_a_saved_jupyter_session(tmp_path: Path) -> None:
+    from pinb.testing.jupyter import save_as_jupyter
+
+    for name in ("README.md", "pyproject.toml"):
+        (tmp_path / name).write_bytes((REPO / name).read_bytes())
+    for ledger in LEDGERS:
+        (tmp_path / ledger.notebook).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / ledger.notebook).write_bytes((REPO / ledger.notebook).read_bytes())
+    build = [sys.executable, str(REPO / "notebooks" / "build.py"), "--check", "--root", str(tmp_path)]
+    saved = tmp_path / LEDGERS[0].notebook
+    save_as_jupyter(saved)
+    done = subprocess.run(build, capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (
+        0,
+        f"{LEDGERS[0].notebook}: up to date, with outputs of a Jupyter session "
+        "(harmless; python notebooks/build.py clears them)\n",
+    )
+    nb = json.loads(saved.read_text(encoding="utf-8"))
+    nb["cells"][-1]["source"].append("\n# an edit")
+    saved.write_text(json.dumps(nb), encoding="utf-8")
+    done = subprocess.run(build, capture_output=True, text=True)
+    stale = f"out of date (run python notebooks/build.py): {LEDGERS[0].notebook}\n"
+    assert (done.returncode, done.stderr) == (1, stale)

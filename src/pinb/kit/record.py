@@ -33,6 +33,8 @@ class NotebookRef(BaseModel):
 
     #: The source notebook, relative to the project root (POSIX separators).
     path: str
+    #: The notebook's fingerprint (`pinb.kit.notebook.notebook_fingerprint`: its cells' types, sources and tags),
+    #: not the file's bytes: outputs a Jupyter session saved into it do not change it.
     sha256: str
 
 
@@ -75,6 +77,7 @@ class Inputs(BaseModel):
 
     model_config = _FROZEN
 
+    #: The source notebook's fingerprint (see `NotebookRef.sha256`).
     notebook_sha256: str
     pinb_version: str
     text_fingerprint: str

@@ -19,13 +19,13 @@ from pinb.backends import Backend
 from pinb.errors import KitError, PinbError
 from pinb.kit import environment
 from pinb.kit._imports import skip_unused_schema_extras
-from pinb.kit.notebook import check_parameters, inspect_notebook
+from pinb.kit.notebook import NotebookInfo, check_parameters, inspect_notebook
 from pinb.kit.project import ChapterLike, Project, default_parameters
 from pinb.kit.record import Inputs
 from pinb.kit.reproduction import verify_line
 from pinb.kit.status import ClaimStatus, chapter_statuses
 from pinb.kit.stop import ignore_stop_signals, stop_requests
-from pinb.kit.store import RunStore, StoredRun
+from pinb.kit.store import Listing, RunStore, StoredRun
 
 if TYPE_CHECKING:
     from pinb.kit.execute import ExecutionRequest
@@ -75,6 +75,22 @@ class VerifyResult:
     refreshed: list[Path] = field(default_factory=list)
 
 
+def _refuse_edited_session(
+    project: Project, chapter: ChapterLike, notebook: Path, info: NotebookInfo, listing: Listing
+) -> None:
+    """A notebook saved with outputs is a reader's session: harmless while its cells are a recorded run's, but an
+    edited one (a changed scenario, say) is not the chapter's notebook and is not recorded as its evidence."""
+    if not info.has_outputs:
+        return
+    recorded = {run.record.inputs.notebook_sha256 for run in listing.runs if run.record.chapter == chapter.id}
+    if recorded and info.fingerprint not in recorded:
+        where = notebook.relative_to(project.root).as_posix()
+        raise KitError(
+            f"{where} was saved with outputs and its cells differ from every recorded run's (edited in Jupyter?), "
+            f"so it is not recorded: restore it with `git checkout -- {where}`, or clear its outputs to record the edit"
+        )
+
+
 def plan(project: Project, options: VerifyOptions) -> tuple[list[ExecutionRequest], list[ChapterResult]]:
     """Build every request, or raise `KitError` for the first bad input; nothing is written."""
     if options.jobs < 1:
@@ -99,6 +115,7 @@ def plan(project: Project, options: VerifyOptions) -> tuple[list[ExecutionReques
         notebook = project.notebook_path(chapter)
         info = inspect_notebook(notebook)
         check_parameters(notebook, info, parameters)
+        _refuse_edited_session(project, chapter, notebook, info, listing)
         inputs = project.current_inputs(chapter, backend, parameters).model_copy(update={"environment": here})
         completed = [
             run

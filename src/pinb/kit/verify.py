@@ -73,6 +73,8 @@ class VerifyResult:
     interrupted: bool = False
     #: Files the ledger refresh rewrote (`reports/…`, `README.md`).
     refreshed: list[Path] = field(default_factory=list)
+    #: Files the refresh left as committed, with why: rendered here they would be weaker (`ledger.weaker`).
+    held_back: dict[Path, str] = field(default_factory=dict)
 
 
 def _refuse_edited_session(
@@ -184,7 +186,9 @@ def verify(project: Project, options: VerifyOptions) -> VerifyResult:
     if options.refresh_ledger and any(item.run is not None and not item.cached for item in results):
         from pinb.kit import ledger
 
-        outcome.refreshed = ledger.refresh(project)
+        weak = ledger.weaker(project)
+        outcome.refreshed = ledger.refresh(project, keep=weak)
+        outcome.held_back = ledger.held_back(project, weak)
     return outcome
 
 

@@ -21,6 +21,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from pinb.backends import PI_MODELLED_VERSION, PI_RELEASES
 from pinb.chapters import registry
+from pinb.chapters.diagram import is_sequence_diagram, mermaid_block
 from pinb.chapters.ledger import ClaimEntry, Ledger
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,8 +102,21 @@ if counterfactual:  # off by default: each check also shows what it would say ha
 """
 
 
+DIAGRAM_NOTE = (
+    "*The part of the book's sequence diagram this claim quotes, one statement per line as Mermaid draws it (the "
+    "`sequenceDiagram` header is added so it draws):*"
+)
+
+
+def _quoted(quote: str) -> str:
+    """A quote as a block quote; a piece of the book's sequence diagram as a Mermaid diagram, line by line."""
+    if is_sequence_diagram(quote):
+        return f"{DIAGRAM_NOTE}\n\n{mermaid_block(quote)}"
+    return "\n".join(f"> {line}" if line else ">" for line in quote.splitlines())
+
+
 def _quote(spec: ClaimEntry) -> str:
-    quoted = "\n>\n".join("\n".join(f"> {line}" if line else ">" for line in q.splitlines()) for q in spec.quotes)
+    quoted = "\n>\n".join(_quoted(q) for q in spec.quotes)
     where = f"*{spec.location}* · `{spec.id}` · {spec.kind}"
     if spec.kind == "reported":
         return f"{quoted}\n\n{where} — **reported, not run**: {spec.reason}."

@@ -119,3 +119,29 @@ def test_the_sequence_diagram_is_mermaid_line_by_line_with_the_quotes_words() ->
     assert first[:2] == ["U->>P: submit a prompt", "P->>H: input"]
     assert first[first.index("loop once per turn") + 1] == "    P->>H: turn_start"
     assert "    end" not in first and "end" in first
+
+
+async def test_the_corpus_table_shows_whitespace_one_row_per_case_and_counts_that_add_up() -> None:
+    from pinb.chapters.ch16.experiments import corpus_table
+    from pinb.chapters.ch16.pictures import corpus_shown
+
+    observation = await ChapterRun("pi-16-chapter", "standin").check("pi-16.guard.not-unconditional", show=False)
+    trace = observation.trace("corpus")
+    rows = corpus_table(trace)
+    shown = corpus_shown(trace)
+    assert shown.html is not None and shown.html.count("<tr>") == len(rows) + 1
+    cells = re.findall(r'<code style="white-space:pre-wrap">(.*?)</code>', shown.html)
+    assert len(cells) == len(rows) == len(set(zip(cells, (r["tool"] for r in rows), strict=True)))
+    assert "git··push·--force" in cells and "git⇥push·--force" in cells and "git·push·--force" in cells
+    found = re.fullmatch(
+        r"guard corpus: (\d+) cases \((.*)\): this run blocked (\d+), allowed (\d+), gave no result for (\d+); "
+        r"of the (\d+) destructive ones it blocked (\d+), allowed (\d+), gave no result for (\d+); "
+        r"of the (\d+) harmless ones it blocked (\d+) \(false positives\), allowed (\d+), no result (\d+)",
+        shown.text,
+    )
+    assert found, shown.text
+    total, *numbers = (int(n) for i, n in enumerate(found.groups()) if i != 1)
+    by_tool = [int(n) for n in re.findall(r"(\d+) through", found.group(2))]
+    assert total == len(rows) == sum(by_tool) == sum(numbers[0:3]) == numbers[3] + numbers[7]
+    assert numbers[3] == sum(numbers[4:7]) and numbers[7] == sum(numbers[8:11])
+    assert numbers[0] == numbers[4] + numbers[8]  # every block is of a destructive or a harmless case

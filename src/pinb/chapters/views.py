@@ -241,6 +241,9 @@ class RequestInputs:
     """The messages the model received (the active branch, after any context handlers)."""
     tools: tuple[str, ...]
     settings: Mapping[str, Any]
+    """The model settings supplied with the trace (a scenario's); a trace's request line does not record them."""
+    ran_on: str = ""
+    """Where the trace was recorded (backend and versions, from its `meta` line): not a model setting."""
 
 
 def request_inputs(
@@ -250,16 +253,17 @@ def request_inputs(
 ) -> list[RequestInputs]:
     """One `RequestInputs` per `model` request line, in order.
 
-    Model settings come from the `meta` line (backend, versions) merged with `settings` (e.g. the scenario's
-    settings), since a trace's request line records messages and tools only.
+    A trace's request line records messages and tools only: the model settings are the `settings` given (e.g. the
+    scenario's), and where the trace was recorded (its `meta` line) is kept apart as `ran_on`.
     """
-    base: dict[str, Any] = {}
+    base: dict[str, Any] = dict(settings or {})
     requests: list[RequestInputs] = []
     all_lines = list(lines)
-    for line in all_lines:
-        if line.get("source") == "meta":
-            base.update({k: v for k, v in line.items() if k not in ("seq", "source", "type")})
-    base.update(settings or {})
+    meta = next((line for line in all_lines if line.get("source") == "meta"), {})
+    versions = meta.get("versions") if isinstance(meta.get("versions"), Mapping) else {}
+    ran_on = ", ".join(
+        [str(meta["backend"])] * ("backend" in meta) + [f"{name} {version}" for name, version in versions.items()]
+    )
     for line in all_lines:
         if line.get("source") == "model" and line.get("type") == "request":
             n = int(line.get("n", len(requests) + 1))
@@ -270,6 +274,7 @@ def request_inputs(
                     branch=tuple(line.get("messages", ())),
                     tools=tuple(line.get("tools", ())),
                     settings=dict(base),
+                    ran_on=ran_on,
                 )
             )
     return requests
@@ -309,11 +314,13 @@ def request_inspector_html(requests: Sequence[RequestInputs]) -> str:
         )
         settings = "<br>".join(f"{escape(str(k))}: {escape(_short(v, 60))}" for k, v in request.settings.items())
         tools = escape(", ".join(request.tools)) or "<i>none</i>"
-        cells = (str(request.n), system, f"<ol>{messages}</ol>", tools, settings or "<i>—</i>")
+        cells = (str(request.n), system, f"<ol>{messages}</ol>", tools, settings or "<i>not traced</i>")
         rows.append("<tr>" + "".join(cell(c) for c in cells) + "</tr>")
         previous = request.branch
+    ran_on = next((request.ran_on for request in requests if request.ran_on), "")
+    caption = f"<caption style='text-align:left'>recorded on {escape(ran_on)}</caption>" if ran_on else ""
     return (
-        f'<table class="pinb-requests" style="{TABLE_STYLE}">'
+        f'<table class="pinb-requests" style="{TABLE_STYLE}">{caption}'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
@@ -454,6 +461,10 @@ def display_timeline(lines: Iterable[TraceLine], **options: Any) -> Shown:
 LONG_TIMELINE = 80
 
 
+#: The key to `visible_whitespace`, for a column's header.
+WHITESPACE_KEY = "· space, ⇥ tab, ⏎ line break"
+
+
 def visible_whitespace(text: str) -> str:
     """Text with its whitespace shown: `·` for a space, `⇥` for a tab, `⏎` for a line break (so `git  push` and
     `git\tpush` no longer read alike)."""
@@ -517,7 +528,7 @@ def display_tool_calls(lines: Iterable[TraceLine], title: str) -> Shown:
     errors = sum(1 for row in rows if row.ended.startswith("error"))
     ran = sum(1 for row in rows if row.ended.startswith("ran"))
     counts = f"{len(rows)} tool calls: {errors} ended in an error, {ran} ran, {len(rows) - errors - ran} never ended"
-    headers = ("call", "tool", "input (· space, ⇥ tab, ⏎ line break)", "handlers answered", "ended")
+    headers = ("call", "tool", f"input ({WHITESPACE_KEY})", "handlers answered", "ended")
     cells = [
         (
             escape(row.call_id),
@@ -557,6 +568,7 @@ def display_tree(entries: Sequence[Mapping[str, Any]], leaf_id: str | None) -> S
 __all__ = [
     "LANES",
     "LONG_TIMELINE",
+    "WHITESPACE_KEY",
     "RequestInputs",
     "ToolCallRow",
     "ToolSpan",

@@ -52,6 +52,19 @@ verdict, the verdicts other backends' recorded runs gave are shown, labelled as 
 - Headless, `pinb verify {chapter}` runs this notebook with papermill and records the run.
 """
 
+# Right under the title: what the recorded runs found, so the first screen says what the book gets wrong.
+FINDINGS_MAP = """\
+# What the recorded runs found, findings first (the sections below check each claim live).
+try:
+    from IPython.display import display
+
+    from pinb.chapters.findings import show_findings
+except ModuleNotFoundError:  # on Colab, a cell below installs pinb
+    print("pinb is not installed yet: run the cells below (they install it), then this one")
+else:
+    display(show_findings({chapter!r}))
+"""
+
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 README_START, README_END = "<!-- colab:start -->", "<!-- colab:end -->"
 
@@ -207,7 +220,8 @@ def chapter_notebook(found: registry.ChapterFolder, repository: str | None = Non
     parameters = new_code_cell(_parameters(knobs, repository).rstrip("\n") + "\n")
     parameters.metadata["tags"] = ["parameters"]
     knob_names = ", ".join(f"{name}={name}" for name in knobs)
-    cells = [new_markdown_cell(title + badge), new_markdown_cell(HOW_TO.format(chapter=ledger.id))]
+    cells = [new_markdown_cell(title + badge), new_code_cell(FINDINGS_MAP.format(chapter=ledger.id))]
+    cells.append(new_markdown_cell(HOW_TO.format(chapter=ledger.id)))
     cells += [parameters, new_code_cell(INSTALL)]
     cells.append(new_code_cell(SETUP.format(chapter=ledger.id, knob_names=knob_names)))
     for title, specs in _sections(ledger):

@@ -22,9 +22,10 @@ def test_notebook_committed_without_outputs_with_a_parameters_cell(ledger: Ledge
     nb = json.loads(path.read_text(encoding="utf-8"))
     code = [cell for cell in nb["cells"] if cell["cell_type"] == "code"]
     assert all(cell["outputs"] == [] and cell["execution_count"] is None for cell in code)
-    title, how_to, parameters = nb["cells"][:3]
+    title, findings, how_to, parameters = nb["cells"][:4]
     assert "".join(title["source"]).startswith("# ") and "".join(how_to["source"]).startswith("## How to use")
-    assert "parameters" in parameters["metadata"].get("tags", []) and parameters is code[0]
+    assert f"display(show_findings({ledger.id!r}))" in "".join(findings["source"])  # the map, right under the title
+    assert "parameters" in parameters["metadata"].get("tags", []) and parameters is code[1]
     names = inspect_notebook(path).parameter_names
     assert {"backend", "pi_version", "pinb_pip_spec", "artifacts_dir"} <= set(names)
     sources = "".join("".join(cell["source"]) for cell in code)

@@ -190,6 +190,13 @@ def test_a_reader_runs_all(lab_root: str, notebook: str, tmp_path: Path) -> None
             cells = page.locator(".jp-Notebook .jp-Cell").count()
             print(f"\n{notebook}: {cells} cells; document height {height} px = {height / SCREEN['height']:.1f} "
                   f"screen-heights of {SCREEN['height']} px after Run All")  # fmt: skip
+            # a timeline is collapsed under its summary line: opened on request, it is drawn
+            summary = page.locator("details.pinb-details > summary:has-text('trace lines')").first
+            summary.scroll_into_view_if_needed(timeout=30_000)
+            summary.click()
+            drawn = summary.locator("xpath=..").locator("svg.pinb-timeline").first
+            assert drawn.bounding_box() is not None and drawn.bounding_box()["width"] > 100
+            page.evaluate("() => document.querySelectorAll('details').forEach((d) => { d.open = true; })")
             pictures = page.evaluate(PICTURES_JS)
             assert pictures, "the notebook draws timelines"
             assert [p for p in pictures if not p["viewBox"] or p["outside"] or p["wider"]] == []

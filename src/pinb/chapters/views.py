@@ -445,15 +445,20 @@ def session_tree_html(entries: Sequence[Mapping[str, Any]], leaf_id: str | None)
 
 
 def display_timeline(lines: Iterable[TraceLine], **options: Any) -> Shown:
-    """The timeline as inline SVG (tooltips in Jupyter) and as a standalone `image/svg+xml` for static viewers; a
-    timeline longer than `LONG_TIMELINE` rows is a table of its tool calls instead (`display_tool_calls`)."""
+    """The timeline as inline SVG (tooltips in Jupyter), collapsed under its summary line, and as a standalone
+    `image/svg+xml` for static viewers; a timeline longer than `LONG_TIMELINE` rows is a table of its tool calls
+    instead (`display_tool_calls`)."""
     lines = list(lines)
     count = len(visible_lines(lines, bool(options.get("include_stream"))))
     title = options.get("title") or "event timeline"
     if count > LONG_TIMELINE:
         return display_tool_calls(lines, f"{title}: {count} trace lines, too many to draw; its tool calls")
     svg = timeline_svg(lines, **options)
-    return Shown(f"{title} ({count} trace lines)", html=svg, svg=svg)
+    summary = f"{title} ({count} trace lines)"
+    # collapsed under its one-line summary: open on request (static viewers show the standalone SVG)
+    return Shown(
+        summary, html=f"<details class='pinb-details'><summary>{escape(summary)}</summary>{svg}</details>", svg=svg
+    )
 
 
 #: A timeline with more rows than this is shown as a table of its tool calls: drawn, it would be taller than ten

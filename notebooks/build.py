@@ -59,10 +59,11 @@ try:
     from IPython.display import display
 
     from pinb.chapters.findings import show_findings
+    from pinb.kit.recorded import recorded_verdicts
 except ModuleNotFoundError:  # on Colab, a cell below installs pinb
     print("pinb is not installed yet: run the cells below (they install it), then this one")
 else:
-    display(show_findings({chapter!r}))
+    display(show_findings({chapter!r}, recorded_verdicts({chapter!r})))
 """
 
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"

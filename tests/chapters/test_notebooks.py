@@ -24,7 +24,8 @@ def test_notebook_committed_without_outputs_with_a_parameters_cell(ledger: Ledge
     assert all(cell["outputs"] == [] and cell["execution_count"] is None for cell in code)
     title, findings, how_to, parameters = nb["cells"][:4]
     assert "".join(title["source"]).startswith("# ") and "".join(how_to["source"]).startswith("## How to use")
-    assert f"display(show_findings({ledger.id!r}))" in "".join(findings["source"])  # the map, right under the title
+    shows_map = f"display(show_findings({ledger.id!r}, recorded_verdicts({ledger.id!r})))"
+    assert shows_map in "".join(findings["source"])  # the map, right under the title
     assert "parameters" in parameters["metadata"].get("tags", []) and parameters is code[1]
     names = inspect_notebook(path).parameter_names
     assert {"backend", "pi_version", "pinb_pip_spec", "artifacts_dir"} <= set(names)

@@ -100,12 +100,11 @@ def findings_map(claims: Sequence[ClaimEntry], recorded: Mapping[str, Sequence[M
     return Shown(text, html=f"<p><b>{escape(head)}</b></p>{table}<p>{escape(rest)}</p>")
 
 
-def show_findings(chapter_id: str) -> Shown:
-    """The map for a notebook: its ledger's claims against the recorded verdicts."""
+def show_findings(chapter_id: str, recorded: Mapping[str, Sequence[Mapping[str, Any]]]) -> Shown:
+    """The map for a notebook: its ledger's claims against the recorded verdicts (`pinb.kit.recorded`)."""
     from pinb.chapters import registry
-    from pinb.kit.recorded import recorded_verdicts
 
-    return findings_map(registry.folder(chapter_id).ledger.claims, recorded_verdicts(chapter_id))
+    return findings_map(registry.folder(chapter_id).ledger.claims, recorded)
 
 
 __all__ = ["MapRow", "findings_map", "map_rows", "rest_line", "show_findings", "verdict_of"]

@@ -29,8 +29,6 @@ from pinb.chapters.properties import (
 )
 from pinb.claims import WitnessStatus
 
-#: How many generated witnesses `pinb verify` records per property claim (with the hand-written one).
-VERIFY_WITNESSES = 5
 #: The most witnesses one check may draw (a larger count is a typo, not a plan).
 MAX_WITNESSES = 10_000
 #: New candidates a shrink may run, per backend family.
@@ -272,7 +270,6 @@ async def assess(
 __all__ = [
     "MAX_WITNESSES",
     "SHRINK_BUDGET",
-    "VERIFY_WITNESSES",
     "Explored",
     "PropertyResult",
     "assess",

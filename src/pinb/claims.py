@@ -183,6 +183,12 @@ class Chapter(BaseModel):
         return next((c for c in self.claims if c.id == claim_id), None)
 
 
+def printable(text: str) -> str:
+    """`text` with any lone surrogate (a JavaScript slice through an emoji, as observed) written as `\\udXXX`, so
+    the words can be printed and stored as UTF-8."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(text, str) else text
+
+
 class WitnessRecord(BaseModel):
     """What one witness said of a claim's sentence (`pinb.chapters.properties.WitnessVerdict`, as recorded)."""
 
@@ -193,6 +199,11 @@ class WitnessRecord(BaseModel):
     premise: str = ""
     expected: str = ""
     observed: str = ""
+
+    @field_validator("premise", "expected", "observed", mode="before")
+    @classmethod
+    def _printable(cls, value: Any) -> Any:
+        return printable(value)
 
 
 class ClaimOutcome(BaseModel):
@@ -245,6 +256,11 @@ class ClaimOutcome(BaseModel):
     @classmethod
     def _id(cls, value: str) -> str:
         return _as_value_error(validate_claim_id, value)
+
+    @field_validator("evidence", "detail", "premise", "expected", "observed", mode="before")
+    @classmethod
+    def _printable(cls, value: Any) -> Any:
+        return printable(value)
 
     @field_validator("backend")
     @classmethod

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pinb.backends import PI_MODELLED_VERSION
+from pinb.claims import printable
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -99,7 +100,7 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 def _print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False))
+    print(printable(json.dumps(data, indent=2, ensure_ascii=False)))
 
 
 def cmd_check_judges(args: argparse.Namespace) -> int:
@@ -138,7 +139,7 @@ def cmd_check_properties(args: argparse.Namespace) -> int:
     if args.json:
         _print_json({"witnesses": count, "claims": [c.to_json() for c in checks], "problems": problems})
     else:
-        print(render_checks(checks))
+        print(printable(render_checks(checks)))
     return 1 if problems else 0
 
 
@@ -162,7 +163,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(check.to_json())
     else:
-        print(f"{check.status} {check.claim_id} on {check.backend}: {check.evidence}")
+        print(printable(f"{check.status} {check.claim_id} on {check.backend}: {check.evidence}"))
         if check.result is not None:
             outcome = ClaimOutcome(
                 claim_id=check.claim_id,
@@ -171,7 +172,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 **check.result.structure(),
             )
             for line in structure_lines(outcome):
-                print(f"    {line}")
+                print(printable(f"    {line}"))
     return EXIT.get(check.status, 2)
 
 

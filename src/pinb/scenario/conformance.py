@@ -82,8 +82,15 @@ def compare_corpus(
     def one(item: tuple[Path, Scenario]) -> Comparison:
         path, scenario = item
         return compare_one(
-            scenario, version, folder=folder, loose=loose, strict=strict, projection=projection, timeout=timeout,
-            live=live, path=path,
+            scenario,
+            version,
+            folder=folder,
+            loose=loose,
+            strict=strict,
+            projection=projection,
+            timeout=timeout,
+            live=live,
+            path=path,
         )
 
     corpus = load_corpus(folder)

@@ -75,6 +75,10 @@ class ClaimEntry(BaseModel):
     faults: tuple[str, ...] = ()
     """Named faults of the stand-in (`pinb.testing.faults`) under which this claim's judge must not say OBSERVED;
     `pinb claims check-judges` runs them. Every runnable claim the stand-in can check names at least one."""
+    covers: tuple[str, ...] = ()
+    """The parts of the quoted sentence(s) the check tests, each a phrase copied from the quote."""
+    uncovered: tuple[str, ...] = ()
+    """The parts it does not test (phrases from the quote): a check with any is shown as "OBSERVED (partial: …)"."""
 
     @field_validator("id")
     @classmethod
@@ -97,8 +101,8 @@ class ClaimEntry(BaseModel):
         if self.kind == "reported":
             if not self.reason.strip():
                 raise ValueError("a reported claim needs the reason it cannot be run")
-            if self.backends or self.experiment or self.faults:
-                raise ValueError("a reported claim names no backends, experiment or faults")
+            if self.backends or self.experiment or self.faults or self.covers or self.uncovered:
+                raise ValueError("a reported claim names no backends, experiment, faults, covers or uncovered")
             object.__setattr__(self, "backends", ())
             object.__setattr__(self, "layer", "none")
         else:
@@ -112,11 +116,30 @@ class ClaimEntry(BaseModel):
                 object.__setattr__(self, "layer", "app")
             if self.layer == "none":
                 raise ValueError("a runnable claim's layer is agent, app or package")
+            self._phrases_quoted()
         return self
+
+    def _phrases_quoted(self) -> None:
+        """Every `covers`/`uncovered` phrase is copied from the quote (spacing and case aside), and none is both."""
+        quoted = _plain(" ".join(self.quotes))
+        for name, phrases in (("covers", self.covers), ("uncovered", self.uncovered)):
+            for phrase in phrases:
+                if not phrase.strip():
+                    raise ValueError(f"{name}: a phrase is empty")
+                if _plain(phrase) not in quoted:
+                    raise ValueError(f"{name}: {phrase!r} is not a phrase of the quote")
+        both = {_plain(p) for p in self.covers} & {_plain(p) for p in self.uncovered}
+        if both:
+            raise ValueError(f"{sorted(both)[0]!r} is listed in both covers and uncovered")
 
     @property
     def quotes(self) -> tuple[str, ...]:
         return (self.quote,) if isinstance(self.quote, str) else self.quote
+
+    @property
+    def partial(self) -> bool:
+        """Whether the check leaves parts of the sentence untested (its verdict reads "OBSERVED (partial: …)")."""
+        return bool(self.uncovered)
 
     @property
     def text(self) -> str:
@@ -195,6 +218,10 @@ class Ledger(BaseModel):
                 for c in self.claims
             ),
         )
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.split()).casefold()
 
 
 def _where(raw: Any, loc: tuple[Any, ...]) -> str:

@@ -1,0 +1,203 @@
+"""A claim's sentence as a property over any witness: a premise, an expected value, an observed value.
+
+A `Witness` is one situation the sentence is checked in: its scenarios (the inputs) and, once they ran, their
+traces. A `Property` says, for any witness, whether it exercises the sentence at all (`premise`), what the
+sentence makes us expect of it (`expected`, derived from the witness's own inputs or the chapter's text, never from
+the code under test), and what the traces show (`observed`). `judge_witness` turns one witness into a
+`WitnessVerdict`; `claim_status` turns the verdicts of several witnesses into the claim's status.
+
+The hand-written witness (`Property.hand`) is the one the ledger's experiment has always run; `Property.family`
+is a hypothesis strategy of witnesses around it (the domain the sentence quantifies over).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
+
+Trace = list[dict[str, Any]]
+Params = Mapping[str, Any]
+Scenarios = dict[str, dict[str, Any]]
+
+#: What one witness says of the sentence.
+WitnessStatus = Literal["OBSERVED", "CONTRADICTED", "NOT EXERCISED", "ERROR"]
+WITNESS_STATUSES: tuple[WitnessStatus, ...] = ("OBSERVED", "CONTRADICTED", "NOT EXERCISED", "ERROR")
+
+
+def to_words(value: Any) -> str:
+    """A value as a reader reads it: a sequence as `a1 → a2 → b1`, a mapping as `key: value; …`, never a repr."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, str):
+        return value if value else "(empty text)"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, Mapping):
+        if not value:
+            return "none"
+        return "; ".join(f"{to_words(key)}: {_nested(item)}" for key, item in value.items())
+    if isinstance(value, set | frozenset):
+        if not value:
+            return "none"
+        return ", ".join(sorted(_nested(item) for item in value))
+    if isinstance(value, Sequence):
+        if not value:
+            return "none"
+        return " → ".join(_nested(item) for item in value)
+    return str(value)
+
+
+def _nested(value: Any) -> str:
+    """An item inside a sequence or mapping; a nested collection is bracketed so the outer one still reads."""
+    words = to_words(value)
+    if isinstance(value, Mapping | set | frozenset) or (isinstance(value, Sequence) and not isinstance(value, str)):
+        return f"({words})" if value else words
+    return words
+
+
+@dataclass(frozen=True)
+class Witness:
+    """One situation the sentence is checked in: its scenarios (the inputs) and, once run, their traces."""
+
+    name: str
+    """`hand` (the ledger's hand-written witness), `gen-3` (a generated one), `edited` (the reader's edit), …"""
+    scenarios: Mapping[str, Mapping[str, Any]]
+    """Scenario name → scenario dict (the format of `scenarios/*.json`); empty for a claim that runs none."""
+    traces: Mapping[str, Trace] = field(default_factory=dict)
+    """Scenario name → trace, filled after running."""
+    params: Mapping[str, Any] = field(default_factory=dict)
+    """The notebook's knobs (and, for a claim that runs no scenario, its inputs, e.g. `params["facts"]`)."""
+
+
+@dataclass(frozen=True)
+class Premise:
+    """Whether a witness exercises the sentence, in words either way."""
+
+    holds: bool
+    says: str
+    """What in this witness exercises the sentence ("tool_call: 4 handlers in 3 extensions"), or what is missing
+    ("no event had handlers in two extensions")."""
+
+
+@dataclass(frozen=True)
+class Property:
+    """A claim's sentence as a property over any witness."""
+
+    hand: Callable[[Params], Scenarios]
+    """The hand-written witness's scenarios, built from the notebook's knobs."""
+    premise: Callable[[Witness], Premise]
+    """Does this witness exercise the sentence? May read scenarios and traces."""
+    expected: Callable[[Witness], Any]
+    """From the witness's own scenarios and/or the chapter's text only; never via pinb.ai / agent / app code."""
+    observed: Callable[[Witness], Any]
+    """From the traces only."""
+    family: Callable[[Params], SearchStrategy[Scenarios]] | None = None
+    """A hypothesis strategy of witness scenario sets around the hand one; None only where the domain has one
+    point (the claim's ledger then says so in its uncovered parts)."""
+    agree: Callable[[Any, Any], bool] = operator.eq
+    """`agree(expected, observed)`: does the observation bear the sentence out?"""
+    words: Callable[[Any], str] = to_words
+    """A value (expected or observed) in words a reader reads."""
+    picture: str | None = None
+    """Which scenario's trace the notebook draws (default: the first)."""
+
+
+@dataclass(frozen=True)
+class PropertyExperiment:
+    """A claim's experiment stated as a property (registered in a chapter's `EXPERIMENTS` like the others)."""
+
+    property: Property
+
+
+@dataclass(frozen=True)
+class WitnessVerdict:
+    """What one witness said of the sentence, in words."""
+
+    name: str
+    status: WitnessStatus
+    premise: str
+    """`Premise.says`, or what raised."""
+    expected: str = ""
+    observed: str = ""
+    error: str = ""
+    """`Type: message` of what raised (status ERROR), else empty."""
+
+    @property
+    def evidence(self) -> str:
+        """One line: what was expected and observed (or why the witness says nothing of the sentence)."""
+        if self.status == "ERROR":
+            return f"the check raised {self.error}"
+        if self.status == "NOT EXERCISED":
+            return f"not exercised: {self.premise}"
+        return f"expected {self.expected}; observed {self.observed}"
+
+    def as_json(self) -> dict[str, str]:
+        return {
+            "name": self.name,
+            "status": self.status,
+            "premise": self.premise,
+            "expected": self.expected,
+            "observed": self.observed,
+        }
+
+
+def _raised(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def judge_witness(prop: Property, witness: Witness) -> WitnessVerdict:
+    """The property on one witness: NOT EXERCISED without its premise, else OBSERVED when expected and observed
+    agree and CONTRADICTED when they do not; ERROR when one of the property's functions raised."""
+    stage = "premise"
+    premise_says = ""
+    try:
+        premise = prop.premise(witness)
+        premise_says = premise.says
+        if not premise.holds:
+            return WitnessVerdict(witness.name, "NOT EXERCISED", premise.says)
+        stage = "expected"
+        expected = prop.expected(witness)
+        stage = "observed"
+        observed = prop.observed(witness)
+        stage = "agree"
+        agrees = prop.agree(expected, observed)
+        stage = "words"
+        expected_words, observed_words = prop.words(expected), prop.words(observed)
+    except Exception as exc:
+        return WitnessVerdict(witness.name, "ERROR", premise_says or f"({stage} raised)", error=_raised(exc))
+    status: WitnessStatus = "OBSERVED" if agrees else "CONTRADICTED"
+    return WitnessVerdict(witness.name, status, premise_says, expected_words, observed_words)
+
+
+def claim_status(verdicts: Sequence[WitnessVerdict]) -> WitnessStatus:
+    """The claim's status over its witnesses: ERROR if any raised; CONTRADICTED if any exercised witness disagrees;
+    OBSERVED if every exercised one agrees and at least one is exercised; NOT EXERCISED if none is."""
+    statuses = {verdict.status for verdict in verdicts}
+    for status in ("ERROR", "CONTRADICTED", "OBSERVED"):
+        if status in statuses:
+            return status  # type: ignore[return-value]
+    return "NOT EXERCISED"
+
+
+__all__ = [
+    "WITNESS_STATUSES",
+    "Params",
+    "Premise",
+    "Property",
+    "PropertyExperiment",
+    "Scenarios",
+    "Trace",
+    "Witness",
+    "WitnessStatus",
+    "WitnessVerdict",
+    "claim_status",
+    "judge_witness",
+    "to_words",
+]

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
+from pinb.testing import faults as switchboard
 from pinb.testing.faults import Fault, Patch
 
 FAULTS: dict[str, Fault] = {}
@@ -100,4 +102,17 @@ def _session_abort_clears() -> list[Patch]:
     return [(AgentSession, "abort", build)]
 
 
-__all__ = ["FAULTS", "fault"]
+@contextmanager
+def injected(*names: str) -> Iterator[None]:
+    """`pinb.testing.faults.injected`, knowing chapter 01's faults too (they are registered for the block)."""
+    added = {name: FAULTS[name] for name in names if name in FAULTS and name not in switchboard.FAULTS}
+    switchboard.FAULTS.update(added)
+    try:
+        with switchboard.injected(*names):
+            yield
+    finally:
+        for name in added:
+            switchboard.FAULTS.pop(name, None)
+
+
+__all__ = ["FAULTS", "fault", "injected"]

@@ -15,7 +15,9 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
+
+from pinb.claims import WitnessStatus
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -25,7 +27,6 @@ Params = Mapping[str, Any]
 Scenarios = dict[str, dict[str, Any]]
 
 #: What one witness says of the sentence.
-WitnessStatus = Literal["OBSERVED", "CONTRADICTED", "NOT EXERCISED", "ERROR"]
 WITNESS_STATUSES: tuple[WitnessStatus, ...] = ("OBSERVED", "CONTRADICTED", "NOT EXERCISED", "ERROR")
 
 

@@ -98,12 +98,16 @@ def _context_premise(key: str) -> Any:
     return premise
 
 
-def _agents_expected(w: Witness) -> list[str]:
-    return on_path(w.scenarios["context-files"])
+#: The ladder's projects with context files (the hand witness has a CLAUDE.md project too).
+WITH_FILES = ("context-files", "claude-md")
 
 
-def _agents_observed(w: Witness) -> list[str]:
-    return carried(_prompt(w, "context-files"), context_texts(w.scenarios["context-files"]))
+def _agents_expected(w: Witness) -> dict[str, list[str]]:
+    return {key: on_path(w.scenarios[key]) for key in WITH_FILES if key in w.scenarios}
+
+
+def _agents_observed(w: Witness) -> dict[str, list[str]]:
+    return {key: carried(_prompt(w, key), context_texts(w.scenarios[key])) for key in WITH_FILES if key in w.traces}
 
 
 AGENTS_BY_DIRECTORY = Property(
@@ -350,6 +354,7 @@ SKILL_DESCRIPTIONS = Property(
 
 def _on_demand_expected(w: Witness) -> dict[str, Any]:
     return {
+        "request 1 advertises the skill by its description": True,
         "first request carries the instructions": False,
         "first request that carries them": 2,
         "carried by": "toolResult",
@@ -364,6 +369,9 @@ def _on_demand_observed(w: Witness) -> dict[str, Any]:
     holder = next((m.get("role") for m in requests[first].get("messages", ()) if body in str(m.get("text", ""))), None)
     last_user = [m for m in (requests[-1].get("messages", ()) if requests else ()) if m.get("role") == "user"]
     return {
+        "request 1 advertises the skill by its description": skill["description"] in asm.first_prompt(
+            w.traces["skill"]
+        ),
         "first request carries the instructions": bool(requests) and tq.mentions(requests[0], body),
         "first request that carries them": first + 1 if first >= 0 else None,
         "carried by": holder if first >= 0 else None,

@@ -250,6 +250,7 @@ def _table_expected(w: Witness) -> dict[str, Any]:
         "SYSTEM.md": True,
         "a before_agent_start handler": True,
         "requests carrying the handler's text": [True] + [False] * (n - 1),
+        "with SYSTEM.md, the discovered context files": on_path(w.scenarios["system-md"]),
     }
 
 
@@ -268,6 +269,9 @@ def _table_observed(w: Witness) -> dict[str, Any]:
         "SYSTEM.md": changed("system-md", _pi_file(w, "system-md", "SYSTEM.md")),
         "a before_agent_start handler": changed("handler", _addition(w)),
         "requests carrying the handler's text": [_addition(w) in p for p in handled],
+        "with SYSTEM.md, the discovered context files": carried(
+            _prompt(w, "system-md"), context_texts(w.scenarios["system-md"])
+        ),
     }
 
 

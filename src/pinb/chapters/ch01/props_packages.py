@@ -50,6 +50,23 @@ def facts_witness(version: str) -> Witness:
     return Witness(f"pi@{version}", {}, {}, {"facts": facts, "release": version, "why": why})
 
 
+def recorded_facts_witness(version: str) -> Witness:
+    """A release's witness from the committed snapshot only (offline: no registry, no Node)."""
+    import json
+
+    from pinb.chapters.ch01 import package_facts as pf
+    from pinb.scenario import reference
+
+    facts = pf.recorded_package_facts(version)
+    extra: dict[str, Any] = {}
+    for name in (pk.CORE, pk.TUI):
+        manifest = reference.reference_dir() / f"pi-{version}" / "node_modules" / name / "package.json"
+        if manifest.is_file():
+            extra[name] = json.loads(manifest.read_text(encoding="utf-8"))
+    found = pk.Facts(facts, f"recorded snapshot read {facts.read_at}", extra)
+    return Witness(f"pi@{version}", {}, {}, {"facts": found, "release": version, "why": ""})
+
+
 def _facts(w: Witness) -> Any:
     return w.params.get("facts")
 
@@ -274,4 +291,11 @@ PROGRAM_PROPERTIES: dict[str, Property] = {
     "example.runs-on-pinned-packages": RUNS_ON_PINNED,
 }
 
-__all__ = ["FACT_PROPERTIES", "PROGRAM_PROPERTIES", "facts_witness", "program_witness", "releases"]
+__all__ = [
+    "FACT_PROPERTIES",
+    "PROGRAM_PROPERTIES",
+    "facts_witness",
+    "program_witness",
+    "recorded_facts_witness",
+    "releases",
+]

@@ -1,6 +1,8 @@
 """How a chapter notebook checks one claim: run its experiment on the chosen backend, judge, picture, record.
 
-An `Experiment` is either a set of scenarios (data, run unchanged on the stand-in and on real Pi) plus a pure
+An `Experiment` is a property (`pinb.chapters.properties`: a premise, an expected and an observed value over any
+witness, checked on the hand-written witness or the reader's edit and on seeded generated ones), or, for claims
+not yet stated as properties, a set of scenarios (data, run unchanged on the stand-in and on real Pi) plus a pure
 judge over their traces, or a direct probe of the stand-in's Python API for claims no scenario can express.
 `ChapterRun` is what a notebook holds: it knows the backend, skips (and says why) what that backend cannot
 check, records each outcome through `pinb.claims`, and keeps the traces for the pictures.
@@ -22,11 +24,14 @@ from pinb.chapters.backends import run_scenario
 from pinb.chapters.display import Shown, code, table_html
 from pinb.chapters.experiment_view import ExperimentView, code_view, scenarios_view
 from pinb.chapters.ledger import ClaimEntry
+from pinb.chapters.properties import Params, PropertyExperiment, Trace, Witness, judge_witness
 from pinb.chapters.registry import claim_spec, claim_specs, experiment_for
+from pinb.chapters.witnesses import MAX_WITNESSES, SHRINK_BUDGET, PropertyResult, seed_for
+from pinb.claims import verdict_label
+from pinb.errors import UsageError
 from pinb.scenario.trace import dumps_jsonl
 
-Trace = list[dict[str, Any]]
-Params = Mapping[str, Any]
+EDITED = "[edited scenario, not the ledger's experiment] "
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,7 @@ class BookExampleExperiment:
     standin: ScenarioExperiment | None = None
 
 
-Experiment = ScenarioExperiment | ProbeExperiment | PackageExperiment | BookExampleExperiment
+Experiment = PropertyExperiment | ScenarioExperiment | ProbeExperiment | PackageExperiment | BookExampleExperiment
 
 
 @dataclass
@@ -94,6 +99,8 @@ class Observation:
     shown: dict[str, Any] = field(default_factory=dict)
     unrun: str | None = None
     """Why nothing was recorded for this claim on this backend (the claim stays UNRUN there)."""
+    result: PropertyResult | None = None
+    """A property claim's verdict over its witnesses (their verdicts, the counterexample)."""
 
     def trace(self, name: str | None = None) -> Trace:
         if not self.traces:
@@ -118,7 +125,16 @@ def unrun_reason(spec: ClaimEntry, backend: str, pi_version: str | None) -> str 
         return "this experiment probes the stand-in's Python API"
     if isinstance(experiment, BookExampleExperiment) and backend != "pi" and experiment.standin is None:
         return "the book's program is TypeScript run by Node; only the pi backend runs it"
+    if isinstance(experiment, PropertyExperiment) and experiment.facts is not None and backend != "pi":
+        return "this property is judged from the published Pi packages' facts (pi backend)"
     return None
+
+
+def check_witness_count(value: Any) -> int:
+    """A count of generated witnesses: a whole number from 0 to `MAX_WITNESSES` (else a one-line UsageError)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_WITNESSES:
+        raise UsageError(f"witnesses must be a whole number from 0 to {MAX_WITNESSES}, not {value!r}")
+    return value
 
 
 class ChapterRun:
@@ -132,6 +148,8 @@ class ChapterRun:
         knobs: Params | None = None,
         artifacts_dir: str | None = None,
         recorded: Mapping[str, list[Mapping[str, Any]]] | None = None,
+        witnesses: int = 0,
+        seed: int = 0,
     ) -> None:
         from pinb.claims import use_backend
 
@@ -149,6 +167,10 @@ class ChapterRun:
         self.artifacts_dir = Path(artifacts_dir) if artifacts_dir else None
         #: Claim id → the recorded verdicts of the backends' latest runs (`pinb.kit.recorded`), shown under checks.
         self.recorded: Mapping[str, list[Mapping[str, Any]]] = recorded or {}
+        #: Generated witnesses per property claim, besides the hand-written one (0: the hand-written one alone);
+        #: drawn with the claim's own seed (`seed_for(claim_id, seed)`), so a run reproduces.
+        self.witnesses = check_witness_count(witnesses)
+        self.seed = seed
 
     async def run(self, scenario: Mapping[str, Any]) -> Trace:
         """Run one scenario on this notebook's backend (cached by content)."""
@@ -177,6 +199,14 @@ class ChapterRun:
         experiment = experiment_for(claim_id)
         if isinstance(experiment, BookExampleExperiment) and self.backend != "pi" and experiment.standin is not None:
             experiment = experiment.standin
+        if isinstance(experiment, PropertyExperiment) and experiment.facts is not None:
+            what = "a property of the published Pi packages' facts (pi backend)"
+            return code_view(claim_id, "package facts", experiment.property.expected, what, unrun)
+        if isinstance(experiment, PropertyExperiment):
+            view = scenarios_view(claim_id, experiment.property.hand(self.knobs), unrun)
+            if self.witnesses and experiment.property.family is not None:
+                view.description += f"; then {self.witnesses} generated witnesses (seeded)"
+            return view
         if isinstance(experiment, ScenarioExperiment):
             return scenarios_view(claim_id, experiment.scenarios(self.knobs), unrun)
         if isinstance(experiment, ProbeExperiment):
@@ -211,6 +241,8 @@ class ChapterRun:
             return self._unrun(observation, reason)
         experiment = experiment_for(claim_id)
         assert experiment is not None
+        if isinstance(experiment, PropertyExperiment):
+            return await self._check_property(observation, spec, experiment, view, show)
         if isinstance(experiment, PackageExperiment):
             return self._check_package(observation, experiment)
         if isinstance(experiment, BookExampleExperiment):
@@ -228,12 +260,75 @@ class ChapterRun:
             else:
                 finding, observation.shown = await experiment.probe(self.knobs)
             observation.finding = finding
-            prefix = "[edited scenario, not the ledger's experiment] " if edited else ""
+            prefix = EDITED if edited else ""
             check.check(finding.holds, prefix + finding.evidence, finding.detail)
         if show and observation.traces:
             picture = experiment.picture if isinstance(experiment, ScenarioExperiment) else None
             _show_timeline(observation.trace(picture), picture or next(iter(observation.traces)))
         return observation
+
+    async def _check_property(
+        self,
+        observation: Observation,
+        spec: ClaimEntry,
+        experiment: PropertyExperiment,
+        view: ExperimentView | None,
+        show: bool,
+    ) -> Observation:
+        """The property on the hand-written witness (or the reader's edit), then on `self.witnesses` generated
+        ones; the claim's verdict over all of them, recorded with its structured observation."""
+        import asyncio
+
+        from pinb.chapters.witnesses import Explored, explore, property_result
+        from pinb.claims import OUTCOME_OF, checking
+
+        prop = experiment.property
+        params: dict[str, Any] = dict(self.knobs)
+        if experiment.facts is not None:
+            facts, why = self._load_facts(experiment.facts)
+            if facts is None:
+                return self._unrun(observation, why)
+            params["facts"] = facts
+        edited = view is not None and view.edited
+        scenarios = view.scenarios if view is not None and view.kind == "scenarios" else prop.hand(self.knobs)
+        with checking(observation.claim_id, backend=self.label) as check:
+            for name, scenario in scenarios.items():
+                observation.traces[name] = await self.run(scenario)
+            first = judge_witness(prop, Witness("edited" if edited else "hand", scenarios, observation.traces, params))
+            explored = Explored()
+            if self.witnesses and prop.family is not None:
+                seed = seed_for(observation.claim_id, self.seed)
+                budget = SHRINK_BUDGET[self.backend]
+                explored = await asyncio.to_thread(explore, prop, params, self.witnesses, seed, self._runner(), budget)
+                for witness in (*explored.witnesses, *([explored.counterexample] if explored.counterexample else [])):
+                    for name, trace in witness.traces.items():
+                        if self.artifacts_dir is not None:
+                            self._save(str(witness.scenarios[name].get("id", name)), trace)
+            result = property_result(first, explored, spec.covers, spec.uncovered)
+            observation.result = result
+            holds = result.status == "OBSERVED"
+            evidence = (EDITED if edited else "") + result.evidence
+            observation.finding = Finding(holds, evidence, explored.note)
+            check.observed(OUTCOME_OF[result.status], evidence, explored.note, **result.structure())
+        if show and observation.traces:
+            _show_timeline(observation.trace(prop.picture), prop.picture or next(iter(observation.traces)))
+        return observation
+
+    def _runner(self) -> Callable[[Mapping[str, Any]], Trace]:
+        """Run one scenario synchronously on this backend (generated witnesses run off the event loop)."""
+        from pinb.chapters.backends import run_pi_sync, run_standin_sync
+
+        if self.backend == "standin":
+            return run_standin_sync
+        version = self.pi_version
+        assert version is not None
+        return lambda scenario: run_pi_sync(scenario, version)
+
+    def _load_facts(self, load: Callable[[str], tuple[Any, str]]) -> tuple[Any, str]:
+        if load not in self._facts:
+            assert self.pi_version is not None
+            self._facts[load] = load(self.pi_version)
+        return self._facts[load]
 
     def _show_recorded(self, claim_id: str) -> None:
         """Under the live verdict: what the other backends' recorded runs say of this claim, labelled as recorded."""
@@ -255,10 +350,7 @@ class ChapterRun:
     def _check_package(self, observation: Observation, experiment: PackageExperiment) -> Observation:
         from pinb.claims import checking
 
-        if experiment.load not in self._facts:
-            assert self.pi_version is not None
-            self._facts[experiment.load] = experiment.load(self.pi_version)
-        facts, why = self._facts[experiment.load]
+        facts, why = self._load_facts(experiment.load)
         if facts is None:
             return self._unrun(observation, why)
         finding = experiment.judge(facts)
@@ -313,6 +405,9 @@ class ChapterRun:
                 status, why = "UNRUN", observation.unrun
             elif observation.finding is None:
                 status, why = "ERROR", "the experiment raised (see its output)"
+            elif observation.result is not None:
+                status = verdict_label(observation.result.status, spec.uncovered)
+                why = observation.finding.evidence
             else:
                 status = "OBSERVED" if observation.finding.holds else "CONTRADICTED"
                 why = observation.finding.evidence
@@ -325,8 +420,10 @@ class ChapterRun:
         rows = self.summary_rows()
         counts: dict[str, int] = {}
         for row in rows:
-            counts[row["status"]] = counts.get(row["status"], 0) + 1
-        print(f"{self.chapter_id} on {self.label}: " + ", ".join(f"{counts[v]} {v}" for v in VERDICTS if v in counts))
+            verdict = "OBSERVED (partial)" if row["status"].startswith("OBSERVED (partial") else row["status"]
+            counts[verdict] = counts.get(verdict, 0) + 1
+        order = ("OBSERVED", "OBSERVED (partial)", *VERDICTS[1:])
+        print(f"{self.chapter_id} on {self.label}: " + ", ".join(f"{counts[v]} {v}" for v in order if v in counts))
         for row in rows:
             if row["status"] in ("CONTRADICTED", "ERROR"):
                 print(f"  {row['status']}: {row['claim']}: {row['why']}")
@@ -376,13 +473,16 @@ def recorded_shown(entries: list[Mapping[str, Any]]) -> Shown:
 
 
 __all__ = [
+    "EDITED",
     "BookExampleExperiment",
     "ChapterRun",
     "Experiment",
     "Finding",
     "Observation",
     "ProbeExperiment",
+    "PropertyExperiment",
     "ScenarioExperiment",
+    "check_witness_count",
     "experiment_for",
     "unrun_reason",
 ]

@@ -115,6 +115,10 @@ class PropertyExperiment:
     """A claim's experiment stated as a property (registered in a chapter's `EXPERIMENTS` like the others)."""
 
     property: Property
+    facts: Callable[[str], tuple[Any, str]] | None = None
+    """For a claim judged from the published packages rather than scenarios: `facts(pi_version)` → (the facts,
+    or None and why they cannot be had), loaded once per notebook and given to the witness as `params["facts"]`
+    (the witness then has no scenarios; `Property.hand` returns `{}`)."""
 
 
 @dataclass(frozen=True)

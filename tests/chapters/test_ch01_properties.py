@@ -174,9 +174,7 @@ def test_an_edit_keeping_the_premise_keeps_the_verdict_and_one_removing_it_is_no
 
 # --- named faults -------------------------------------------------------------------------------------------------
 
-FAULTED = sorted(
-    (c.experiment, f) for c in LEDGER.claims if c.experiment in SCENARIO_PROPERTIES for f in c.faults
-)
+FAULTED = sorted((c.experiment, f) for c in LEDGER.claims if c.experiment in SCENARIO_PROPERTIES for f in c.faults)
 
 
 @pytest.mark.parametrize(("experiment", "fault"), FAULTED)

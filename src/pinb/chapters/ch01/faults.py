@@ -88,7 +88,9 @@ def _abort_misses_tool() -> list[Patch]:
     return [(tool_execution, "_execute", build)]
 
 
-@fault("session-abort-clears-queues", "an agent session's abort() also drops the queued steering and follow-up messages")
+@fault(
+    "session-abort-clears-queues", "an agent session's abort() also drops the queued steering and follow-up messages"
+)
 def _session_abort_clears() -> list[Patch]:
     from pinb.app.session import AgentSession
 

@@ -148,7 +148,11 @@ def _file_premise(key: str, name: str) -> Any:
 
 
 APPEND_SYSTEM = Property(
-    asm.ladder, _file_premise("append", "APPEND_SYSTEM.md"), _append_expected, _append_observed, ladder_family,
+    asm.ladder,
+    _file_premise("append", "APPEND_SYSTEM.md"),
+    _append_expected,
+    _append_observed,
+    ladder_family,
     picture="append",
 )
 
@@ -173,7 +177,11 @@ def _system_md_observed(w: Witness) -> dict[str, Any]:
 
 
 SYSTEM_MD = Property(
-    asm.ladder, _file_premise("system-md", "SYSTEM.md"), _system_md_expected, _system_md_observed, ladder_family,
+    asm.ladder,
+    _file_premise("system-md", "SYSTEM.md"),
+    _system_md_expected,
+    _system_md_observed,
+    ladder_family,
     picture="system-md",
 )
 
@@ -210,7 +218,11 @@ def _base_observed(w: Witness) -> dict[str, Any]:
 
 
 BASE_AND_CONTEXT = Property(
-    asm.ladder, _context_premise("context-files"), _base_expected, _base_observed, lambda p: _base_family(),
+    asm.ladder,
+    _context_premise("context-files"),
+    _base_expected,
+    _base_observed,
+    lambda p: _base_family(),
     picture="context-files",
 )
 
@@ -284,7 +296,11 @@ def _table_premise(w: Witness) -> Premise:
 
 
 TABLE_SYSTEM_PROMPT = Property(
-    asm.table_system_prompt, _table_premise, _table_expected, _table_observed, lambda p: _table_family(),
+    asm.table_system_prompt,
+    _table_premise,
+    _table_expected,
+    _table_observed,
+    lambda p: _table_family(),
     picture="context-files",
 )
 
@@ -373,9 +389,8 @@ def _on_demand_observed(w: Witness) -> dict[str, Any]:
     holder = next((m.get("role") for m in requests[first].get("messages", ()) if body in str(m.get("text", ""))), None)
     last_user = [m for m in (requests[-1].get("messages", ()) if requests else ()) if m.get("role") == "user"]
     return {
-        "request 1 advertises the skill by its description": skill["description"] in asm.first_prompt(
-            w.traces["skill"]
-        ),
+        "request 1 advertises the skill by its description": skill["description"]
+        in asm.first_prompt(w.traces["skill"]),
         "first request carries the instructions": bool(requests) and tq.mentions(requests[0], body),
         "first request that carries them": first + 1 if first >= 0 else None,
         "carried by": holder if first >= 0 else None,
@@ -383,9 +398,7 @@ def _on_demand_observed(w: Witness) -> dict[str, Any]:
     }
 
 
-SKILL_ON_DEMAND = Property(
-    asm.skill_on_demand, _skill_premise, _on_demand_expected, _on_demand_observed, _skill_family
-)
+SKILL_ON_DEMAND = Property(asm.skill_on_demand, _skill_premise, _on_demand_expected, _on_demand_observed, _skill_family)
 
 # --- prompt templates --------------------------------------------------------------------------------------------
 
@@ -420,8 +433,10 @@ def _template_expected(w: Witness) -> dict[str, str]:
 
 
 def _template_observed(w: Witness) -> dict[str, str]:
-    return {"with the template": asm._arrived(w.traces["template"])[1], "without it": asm._arrived(
-        w.traces["no-template"])[1]}
+    return {
+        "with the template": asm._arrived(w.traces["template"])[1],
+        "without it": asm._arrived(w.traces["no-template"])[1],
+    }
 
 
 PROMPT_TEMPLATE = Property(

@@ -148,7 +148,10 @@ def _settings_observed(w: Witness) -> dict[str, Any]:
     firsts = []
     for name, trace in w.traces.items():
         line = ex._inputs_line(trace)
-        out[name] = {"model": str(line.get("model", "")).rsplit("/", 1)[-1] or None, "thinking": line.get("thinkingLevel")}
+        out[name] = {
+            "model": str(line.get("model", "")).rsplit("/", 1)[-1] or None,
+            "thinking": line.get("thinkingLevel"),
+        }
         first = common.first_request(trace)
         firsts.append(repr((first.get("messages"), first.get("tools"))))
     out["messages and tools the same in every request"] = len(set(firsts)) == 1
@@ -180,7 +183,11 @@ def _settings_family(draw: st.DrawFn) -> dict[str, dict[str, Any]]:
 
 
 MODEL_SETTINGS = Property(
-    ex._model_settings, _settings_premise, _settings_expected, _settings_observed, lambda p: _settings_family(),
+    ex._model_settings,
+    _settings_premise,
+    _settings_expected,
+    _settings_observed,
+    lambda p: _settings_family(),
     picture="thinking",
 )
 
@@ -244,13 +251,20 @@ def _injection_expected(w: Witness) -> dict[str, Any]:
 
 
 def _registration_expected(w: Witness) -> dict[str, Any]:
-    return {"messages added": 0, "an added message carries the sentence": False, "tools added": _extra(w),
-            "tools dropped": []}
+    return {
+        "messages added": 0,
+        "an added message carries the sentence": False,
+        "tools added": _extra(w),
+        "tools dropped": [],
+    }
 
 
 def _neither_expected(w: Witness) -> dict[str, Any]:
-    return {"sentence": _injection_expected(w), "tool": _registration_expected(w),
-            "both": {**_injection_expected(w), "tools added": _extra(w)}}
+    return {
+        "sentence": _injection_expected(w),
+        "tool": _registration_expected(w),
+        "both": {**_injection_expected(w), "tools added": _extra(w)},
+    }
 
 
 def _neither_observed(w: Witness) -> dict[str, Any]:
@@ -262,11 +276,19 @@ def _inputs_family_of(params: Params) -> st.SearchStrategy[dict[str, dict[str, A
 
 
 BRANCH_INJECTION = Property(
-    common.four_inputs, _pair_premise, _injection_expected, lambda w: _diff(w, "sentence"), _inputs_family_of,
+    common.four_inputs,
+    _pair_premise,
+    _injection_expected,
+    lambda w: _diff(w, "sentence"),
+    _inputs_family_of,
     picture="sentence",
 )
 TOOL_REGISTRATION = Property(
-    common.four_inputs, _pair_premise, _registration_expected, lambda w: _diff(w, "tool"), _inputs_family_of,
+    common.four_inputs,
+    _pair_premise,
+    _registration_expected,
+    lambda w: _diff(w, "tool"),
+    _inputs_family_of,
     picture="tool",
 )
 NEITHER_CHANGES_OTHER = Property(
@@ -314,8 +336,11 @@ def _assembled_family(draw: st.DrawFn) -> dict[str, dict[str, Any]]:
         variant["prompt"] = prompt.removesuffix(".") + " again."
     if "tools" in changes:
         variant["tools"] = [*tools, _tool("search")]
-    return {"same-a": one("ch01-assembled-a"), "same-b": one("ch01-assembled-b"),
-            "changed": one("ch01-assembled-changed", **variant)}
+    return {
+        "same-a": one("ch01-assembled-a"),
+        "same-b": one("ch01-assembled-b"),
+        "changed": one("ch01-assembled-changed", **variant),
+    }
 
 
 _FIELD = {"system prompt": "system_prompt", "history": "prompt", "tools": "tools"}
@@ -357,8 +382,15 @@ def _pruned_family(draw: st.DrawFn) -> dict[str, dict[str, Any]]:
     texts = draw(st.lists(fam.sentence("Say"), min_size=2, max_size=3, unique=True))
     dropped = draw(st.sampled_from(texts[:-1]))
     pruner = sc.extension("pruner", sc.handler("context", "prune", "drop_messages", text=dropped))
-    return {"pruned": sc.app("ch01-context-pruned", texts, [sc.text(f"reply {n}") for n in range(len(texts))],
-                             extensions=[pruner], observe={"requests": True})}
+    return {
+        "pruned": sc.app(
+            "ch01-context-pruned",
+            texts,
+            [sc.text(f"reply {n}") for n in range(len(texts))],
+            extensions=[pruner],
+            observe={"requests": True},
+        )
+    }
 
 
 def _dropped(w: Witness) -> str:
@@ -382,7 +414,7 @@ def _pruned_expected(w: Witness) -> dict[str, Any]:
 def _pruned_observed(w: Witness) -> dict[str, Any]:
     trace = w.traces["pruned"]
     requests, lines = tq.requests(trace), asm.inputs(trace)
-    sent = asm.request_history(requests[-1]) if requests else []
+    sent = asm.request_history(dict(requests[-1])) if requests else []
     branch = asm.branch_history(lines[-1]) if lines else []
     dropped = f"user:{_dropped(w)}"
     return {
@@ -406,8 +438,15 @@ def _narrowed_family(draw: st.DrawFn) -> dict[str, dict[str, Any]]:
     keep = [n for n in names if n in keep]
     tools = [sc.WORD_COUNT_TOOL if n == "word_count" else _tool(n) for n in names]
     narrower = sc.extension("narrower", sc.handler("agent_end", "narrow", "set_active_tools", tools=keep))
-    return {"narrowed": sc.app("ch01-tools-narrowed", ["first", "second"], [sc.text("one"), sc.text("two")],
-                               tools=tools, extensions=[narrower])}
+    return {
+        "narrowed": sc.app(
+            "ch01-tools-narrowed",
+            ["first", "second"],
+            [sc.text("one"), sc.text("two")],
+            tools=tools,
+            extensions=[narrower],
+        )
+    }
 
 
 def _narrowed_expected(w: Witness) -> list[list[str]]:
@@ -439,8 +478,15 @@ def _append_once_family(draw: st.DrawFn) -> dict[str, dict[str, Any]]:
     addition = "\n" + draw(fam.sentence("ONE-OFF ADDITION"))
     texts = draw(st.lists(fam.sentence("Question"), min_size=2, max_size=3, unique=True))
     handler = sc.handler("before_agent_start", "append", "append_system_prompt", text=addition)
-    return {"append-once": sc.app("ch01-seam-append-once", texts, [sc.text(f"r{n}") for n in range(len(texts))],
-                                  extensions=[sc.extension("appender", handler)], observe={"requests": True})}
+    return {
+        "append-once": sc.app(
+            "ch01-seam-append-once",
+            texts,
+            [sc.text(f"r{n}") for n in range(len(texts))],
+            extensions=[sc.extension("appender", handler)],
+            observe={"requests": True},
+        )
+    }
 
 
 def _addition(w: Witness) -> str:

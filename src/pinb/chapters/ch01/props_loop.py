@@ -214,8 +214,8 @@ def _turn_run_expected(w: Witness) -> list[dict[str, int]]:
 def _turn_run_observed(w: Witness) -> list[dict[str, int]]:
     out = []
     for run in runs_of(w.traces[only(w)[0]]):
-        listener = tq.listener(run)
-        count = lambda kind: sum(1 for ln in listener if ln.get("type") == kind)  # noqa: E731
+        kinds = [ln.get("type") for ln in tq.listener(run)]
+        count = kinds.count
         out.append(
             {
                 "turns": count("turn_start"),
@@ -235,9 +235,7 @@ def _several_turns(w: Witness) -> Premise:
     return Premise(False, "every run is a single turn: no 'another turn' after tool results")
 
 
-TURN_VERSUS_RUN = Property(
-    ex._word_count_agent, _several_turns, _turn_run_expected, _turn_run_observed, loop_family()
-)
+TURN_VERSUS_RUN = Property(ex._word_count_agent, _several_turns, _turn_run_expected, _turn_run_observed, loop_family())
 
 # --- the core runs alone ----------------------------------------------------------------------------------------
 
@@ -349,8 +347,10 @@ def _providers_premise(w: Witness) -> Premise:
 
 
 def _providers_expected(w: Witness) -> dict[str, Any]:
-    return {name: {"answer": all_turns(dict(s))[-1].text, "tool results": _results_expected(
-        Witness(name, {name: s}))} for name, s in w.scenarios.items()}
+    return {
+        name: {"answer": all_turns(dict(s))[-1].text, "tool results": _results_expected(Witness(name, {name: s}))}
+        for name, s in w.scenarios.items()
+    }
 
 
 def _providers_observed(w: Witness) -> dict[str, Any]:

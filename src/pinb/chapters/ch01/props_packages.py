@@ -120,8 +120,7 @@ def _ai_observed(w: Witness) -> dict[str, Any]:
         "exports shared with pi-agent-core (the loop, state, tool execution)": sorted(ai & set(exports[pk.CORE])),
         "exports shared with pi-coding-agent (sessions)": sorted(ai & set(exports[pk.APP])),
         "depends on or imports an agent package": sorted(
-            {SHORT[n] for n in (pk.CORE, pk.APP) if n in pk._deps(f, pk.AI)}
-            | set(f.facts.ai_importers_of_core_or_app)
+            {SHORT[n] for n in (pk.CORE, pk.APP) if n in pk._deps(f, pk.AI)} | set(f.facts.ai_importers_of_core_or_app)
         ),
     }
 
@@ -256,10 +255,10 @@ def _typescript_observed(w: Witness) -> dict[str, Any]:
     refused = next((m for m in TS_REFUSED if any(m in ln for ln in run.stderr_head)), None)
     return {
         f"Node {MIN_NODE[0]}.{MIN_NODE[1]} or newer": _node_at_least(run.node, MIN_NODE),
-        "run as `node <file>.ts`, no flag or compile step": len(run.command) == 2
-        and run.command[1].endswith(".ts"),
+        "run as `node <file>.ts`, no flag or compile step": len(run.command) == 2 and run.command[1].endswith(".ts"),
         "Node refused the TypeScript": refused is not None,
-        "Node got past parsing the file": run.exit_code == 0 or any(m in ln for ln in run.stderr_head for m in AT_IMPORT),
+        "Node got past parsing the file": run.exit_code == 0
+        or any(m in ln for ln in run.stderr_head for m in AT_IMPORT),
     }
 
 

@@ -112,15 +112,18 @@ ENTRIES_ID_PARENT = Property(asm.edited, _edit_premise, _ids_expected, _ids_obse
 
 def _branch_expected(w: Witness) -> list[str]:
     plan = _edit_plan(w)
-    pairs = [x for q, a in zip(plan["questions"][: plan["k"]], plan["answers"], strict=False) for x in
-             (f"user:{q}", f"assistant:{a}")]
+    pairs = [
+        x
+        for q, a in zip(plan["questions"][: plan["k"]], plan["answers"], strict=False)
+        for x in (f"user:{q}", f"assistant:{a}")
+    ]
     return [*pairs, f"user:{plan['edit']}"]
 
 
 def _branch_observed(w: Witness) -> dict[str, Any]:
     requests, lines = tq.requests(w.traces["edit"]), asm.inputs(w.traces["edit"])
     return {
-        "the request carried": asm.request_history(requests[-1]) if requests else None,
+        "the request carried": asm.request_history(dict(requests[-1])) if requests else None,
         "the active branch": asm.branch_history(lines[-1]) if lines else None,
     }
 
@@ -288,14 +291,15 @@ def went_on(trace: Any) -> dict[str, bool]:
     lines = loop_lines(trace)
     windows = tq.turn_windows(lines)
     turn_request_at = [
-        i for i, ln in enumerate(lines)
+        i
+        for i, ln in enumerate(lines)
         if ln.get("type") == "request" and any(s <= i <= (e if e >= 0 else len(lines)) for s, e in windows)
     ]
     after = lambda i: i >= 0 and any(r > i for r in turn_request_at)  # noqa: E731
     tool_reply = tq.index(lines, lambda ln: ln.get("type") == "message_end" and ln.get("stopReason") == "toolUse")
     stop_reply = tq.index(lines, lambda ln: ln.get("type") == "message_end" and ln.get("stopReason") == "stop")
     runs = runs_of(trace)
-    last_run = loop_lines(runs[-1]) if runs else []
+    last_run = loop_lines([dict(ln) for ln in runs[-1]]) if runs else []
     end = tq.index(last_run, tq.is_("agent_end"))
     later = [i for i, ln in enumerate(last_run) if ln.get("type") == "request"]
     last_windows = tq.turn_windows(last_run)
@@ -311,13 +315,17 @@ def went_on(trace: Any) -> dict[str, bool]:
 
 def _cause(scenario: Any) -> str:
     """Which of the chapter's causes the scenario scripts (read from its own fields)."""
-    if any(q.get("do") == "follow_up" and str(q.get("when", "")).startswith("agent_end") for q in
-           scenario.get("queue", ())):
+    if any(
+        q.get("do") == "follow_up" and str(q.get("when", "")).startswith("agent_end") for q in scenario.get("queue", ())
+    ):
         return "a follow-up queued at agent_end"
     if scenario.get("queue"):
         return "a queued follow-up"
-    if any(h.get("action", {}).get("kind") == "continue_once" for e in scenario.get("extensions", ())
-           for h in e.get("handlers", ())):
+    if any(
+        h.get("action", {}).get("kind") == "continue_once"
+        for e in scenario.get("extensions", ())
+        for h in e.get("handlers", ())
+    ):
         return "a settlement handler's continue"
     errors = [str(r.get("errorMessage", "")) for r in scenario.get("responses", ()) if r.get("stopReason") == "error"]
     if any("too long" in e or "too_large" in e for e in errors):
@@ -374,7 +382,12 @@ def _after_end_premise(w: Witness) -> Premise:
     return Premise(True, "; ".join(f"{n}: {c}" for n, c in causes.items()))
 
 
-RETRY_ERRORS = ("503 Service Unavailable: overloaded", "429 Too Many Requests", "Internal server error", "socket hang up")
+RETRY_ERRORS = (
+    "503 Service Unavailable: overloaded",
+    "429 Too Many Requests",
+    "Internal server error",
+    "socket hang up",
+)
 OVERFLOW_ERRORS = ("prompt is too long: 213462 tokens > 200000 maximum", "request_too_large: request exceeds limit")
 
 
@@ -399,16 +412,29 @@ def _continuation_family(draw: st.DrawFn) -> dict[str, dict[str, Any]]:
 
 
 AGENT_END_NOT_THE_END = Property(
-    common.after_agent_end, _after_end_premise, _after_end_expected, _continued_observed,
-    lambda p: _after_end_family(), agree=_agree_by_cause,
+    common.after_agent_end,
+    _after_end_premise,
+    _after_end_expected,
+    _continued_observed,
+    lambda p: _after_end_family(),
+    agree=_agree_by_cause,
 )
 CONTINUATION_EXPLICIT = Property(
-    ex._continuation_app, _causes_premise(4), _continued_expected, _continued_observed,
-    lambda p: _continuation_family(), agree=_agree_by_cause,
+    ex._continuation_app,
+    _causes_premise(4),
+    _continued_expected,
+    _continued_observed,
+    lambda p: _continuation_family(),
+    agree=_agree_by_cause,
 )
 WIDER_RUN = Property(
-    ex._continuation_app, _causes_premise(3), _continued_expected, _continued_observed,
-    lambda p: _continuation_family(), agree=_agree_by_cause, picture="settle-continue",
+    ex._continuation_app,
+    _causes_premise(3),
+    _continued_expected,
+    _continued_observed,
+    lambda p: _continuation_family(),
+    agree=_agree_by_cause,
+    picture="settle-continue",
 )
 
 # --- settlement -------------------------------------------------------------------------------------------------
@@ -432,8 +458,9 @@ def _settle_entry(w: Witness) -> str:
 def _settle_premise(w: Witness) -> Premise:
     scenario = w.scenarios.get("settle-continue", {})
     handlers = [h for e in scenario.get("extensions", ()) for h in e.get("handlers", ())]
-    if not any(h.get("event") == "agent_before_settle" and h["action"].get("kind") == "continue_once"
-               for h in handlers):
+    if not any(
+        h.get("event") == "agent_before_settle" and h["action"].get("kind") == "continue_once" for h in handlers
+    ):
         return Premise(False, "no agent_before_settle handler asking for one continuation")
     return Premise(True, f"an agent_before_settle handler appends {_settle_entry(w)!r} and asks for one more turn")
 
@@ -475,15 +502,19 @@ def _sequence_observed(w: Witness) -> dict[str, Any]:
     seq = common.settle_sequence(w.traces["settle-continue"])
     ends = [i for i, s in enumerate(seq) if s == "agent_end"]
     acted = "agent_before_settle+continue" in seq and bool(ends) and seq.index("agent_before_settle+continue") > ends[0]
-    return {"the last three boundaries": [s for s in seq if s != "request"][-3:],
-            "a continue asked after agent_end took effect": acted and seq.count("request") >= 2}
+    return {
+        "the last three boundaries": [s for s in seq if s != "request"][-3:],
+        "a continue asked after agent_end took effect": acted and seq.count("request") >= 2,
+    }
 
 
 SETTLE_SEQUENCE = Property(
     common.settle,
     _settle_premise,
-    lambda w: {"the last three boundaries": ["agent_end", "agent_before_settle", "agent_settled"],
-               "a continue asked after agent_end took effect": True},
+    lambda w: {
+        "the last three boundaries": ["agent_end", "agent_before_settle", "agent_settled"],
+        "a continue asked after agent_end took effect": True,
+    },
     _sequence_observed,
     lambda p: _settle_family(),
 )
@@ -497,12 +528,16 @@ def _steering_family(draw: st.DrawFn) -> dict[str, dict[str, Any]]:
     at = draw(st.integers(1, n))
     steer = draw(fam.sentence("Also"))
     tools = [sc.sleep_tool(f"job_{i}", draw(st.integers(5, 30)), f"job {i} finished") for i in range(n)]
-    return {"steering": sc.agent(
-        "ch01-steering", "Start the jobs.",
-        [sc.calls(*(sc.call(t["name"], {}) for t in tools)), sc.text("Noted the steer.")],
-        tools=tools, queue=[{"when": f"tool_execution_start#{at}", "do": "steer", "text": steer}],
-        settings={"tool_execution": draw(st.sampled_from(["sequential", "parallel"]))},
-    )}
+    return {
+        "steering": sc.agent(
+            "ch01-steering",
+            "Start the jobs.",
+            [sc.calls(*(sc.call(t["name"], {}) for t in tools)), sc.text("Noted the steer.")],
+            tools=tools,
+            queue=[{"when": f"tool_execution_start#{at}", "do": "steer", "text": steer}],
+            settings={"tool_execution": draw(st.sampled_from(["sequential", "parallel"]))},
+        )
+    }
 
 
 def _steer_text(w: Witness) -> str:
@@ -522,17 +557,28 @@ def _steer_observed(w: Witness) -> dict[str, Any]:
     ended = [ln for ln in lines[: max(first_end, 0)] if ln.get("type") == "tool_execution_end"]
     steer_at = tq.index(lines, lambda ln: ln.get("type") == "message_start" and ln.get("text") == _steer_text(w))
     second = tq.index(lines, tq.is_("request", "model", n=2))
-    where = ("never" if steer_at < 0 else "inside the first turn" if steer_at < first_end
-             else "after request 2" if second < steer_at else "after the first turn closed, before request 2")
-    return {"first turn's tools that finished without error": sum(1 for ln in ended if not ln.get("isError")),
-            "the steering message": where}
+    where = (
+        "never"
+        if steer_at < 0
+        else "inside the first turn"
+        if steer_at < first_end
+        else "after request 2"
+        if second < steer_at
+        else "after the first turn closed, before request 2"
+    )
+    return {
+        "first turn's tools that finished without error": sum(1 for ln in ended if not ln.get("isError")),
+        "the steering message": where,
+    }
 
 
 STEERING = Property(
     ex._steering,
     _steer_premise,
-    lambda w: {"first turn's tools that finished without error": len(w.scenarios["steering"]["tools"]),
-               "the steering message": "after the first turn closed, before request 2"},
+    lambda w: {
+        "first turn's tools that finished without error": len(w.scenarios["steering"]["tools"]),
+        "the steering message": "after the first turn closed, before request 2",
+    },
     _steer_observed,
     lambda p: _steering_family(),
 )
@@ -563,10 +609,11 @@ def _follow_observed(w: Witness) -> dict[str, Any]:
     for name, trace in w.traces.items():
         lines = loop_lines(trace)
         text = _follow_text(w, name)
-        follow = tq.index(lines, lambda ln: ln.get("type") == "message_start" and ln.get("text") == text)
+        follow = tq.index(lines, tq.is_("message_start", text=text))
         stop = tq.index(lines, lambda ln: ln.get("type") == "message_end" and ln.get("stopReason") == "stop")
         last_tool = max(tq.indexes(lines, tq.is_("tool_execution_end")), default=-1)
-        asked = tq.index(lines, lambda ln: ln.get("type") == "request" and tq.mentions(ln, text), max(follow, 0))
+        carrying = [i for i in tq.indexes(lines, tq.is_("request")) if i > follow and tq.mentions(lines[i], text)]
+        asked = carrying[0] if carrying else -1
         settled = tq.index(lines, tq.is_("agent_settled"))
         out[name] = {
             "after the pending work (tools and the reply to their results)": 0 <= max(stop, last_tool) < follow,
@@ -576,8 +623,11 @@ def _follow_observed(w: Witness) -> dict[str, Any]:
 
 
 def _follow_premise(w: Witness) -> Premise:
-    queued = {n: s.get("queue", [{}])[0].get("when") for n, s in w.scenarios.items()
-              if any(q.get("do") == "follow_up" for q in s.get("queue", ()))}
+    queued = {
+        n: s.get("queue", [{}])[0].get("when")
+        for n, s in w.scenarios.items()
+        if any(q.get("do") == "follow_up" for q in s.get("queue", ()))
+    }
     if not queued:
         return Premise(False, "no follow-up queued during a run")
     return Premise(True, "follow-ups queued at " + ", ".join(f"{n}: {q}" for n, q in queued.items()))
@@ -586,8 +636,13 @@ def _follow_premise(w: Witness) -> Premise:
 FOLLOW_UP = Property(
     ex._follow_up,
     _follow_premise,
-    lambda w: {n: {"after the pending work (tools and the reply to their results)": True,
-                   "a request carries it before agent_settled": True} for n in w.scenarios},
+    lambda w: {
+        n: {
+            "after the pending work (tools and the reply to their results)": True,
+            "a request carries it before agent_settled": True,
+        }
+        for n in w.scenarios
+    },
     _follow_observed,
     lambda p: _follow_family(),
 )
@@ -604,8 +659,10 @@ def _abort_scenario(layer: str, when: str, queued: list[tuple[str, str]], ms: in
         ["Start the long job.", "Carry on."],
         [sc.calls(sc.call("job", {})), *(sc.text(f"Reply {n}.") for n in range(5))],
         tools=[job],
-        queue=[*({"when": "tool_execution_start#1", "do": do, "text": t} for do, t in queued),
-               {"when": when, "do": "abort"}],
+        queue=[
+            *({"when": "tool_execution_start#1", "do": do, "text": t} for do, t in queued),
+            {"when": when, "do": "abort"},
+        ],
     )
 
 
@@ -647,9 +704,14 @@ def _abort_premise(w: Witness) -> Premise:
 
 
 def _abort_expected(w: Witness) -> dict[str, Any]:
-    return {name: {"the running tool call ended as an error": True, "requests after the abort in that run": 0,
-                   "queued messages that reached a later request": sorted(_queued(s))}
-            for name, s in w.scenarios.items()}
+    return {
+        name: {
+            "the running tool call ended as an error": True,
+            "requests after the abort in that run": 0,
+            "queued messages that reached a later request": sorted(_queued(s)),
+        }
+        for name, s in w.scenarios.items()
+    }
 
 
 def _abort_observed(w: Witness) -> dict[str, Any]:
@@ -657,21 +719,24 @@ def _abort_observed(w: Witness) -> dict[str, Any]:
     for name, trace in w.traces.items():
         lines = [ln for ln in trace if not ln.get("stream")]
         at = tq.index(lines, lambda ln: ln.get("source") == "driver" and ln.get("do") == "abort")
-        end = tq.index(lines, lambda ln: ln.get("type") == "agent_end" and ln.get("source") in ("agent", "session"),
-                       max(at, 0))
+        end = tq.index(
+            lines, lambda ln: ln.get("type") == "agent_end" and ln.get("source") in ("agent", "session"), max(at, 0)
+        )
         tool = next((ln for ln in tq.listener(trace) if ln.get("type") == "tool_execution_end"), {})
         later = tq.requests(lines[end:]) if end >= 0 else []
         out[name] = {
             "the running tool call ended as an error": bool(tool.get("isError")),
             "requests after the abort in that run": len(tq.requests(lines[at:end])) if 0 <= at < end else None,
             "queued messages that reached a later request": sorted(
-                t for t in _queued(w.scenarios[name]) if any(tq.mentions(r, t) for r in later)),
+                t for t in _queued(w.scenarios[name]) if any(tq.mentions(r, t) for r in later)
+            ),
         }
     return out
 
 
-ABORT_KEEPS_QUEUED = Property(abort_witness, _abort_premise, _abort_expected, _abort_observed,
-                              lambda p: _abort_family())
+ABORT_KEEPS_QUEUED = Property(
+    abort_witness, _abort_premise, _abort_expected, _abort_observed, lambda p: _abort_family()
+)
 
 # --- the agent core's hooks ---------------------------------------------------------------------------------------
 
@@ -683,8 +748,11 @@ def _prepare_family(draw: st.DrawFn) -> dict[str, dict[str, Any]]:
     turns = len(script(base)[0])
     at = draw(st.integers(1, turns))
     returns = {**base, "id": "ch01-seam-prepare-request-returns", "hooks": {"prepare_request": {"kind": "record"}}}
-    throws = {**base, "id": "ch01-seam-prepare-request-throws",
-              "hooks": {"prepare_request": {"kind": "throw", "message": message, "at": at}}}
+    throws = {
+        **base,
+        "id": "ch01-seam-prepare-request-throws",
+        "hooks": {"prepare_request": {"kind": "throw", "message": message, "at": at}},
+    }
     return {"hook-returns": returns, "hook-throws": throws}
 
 
@@ -716,14 +784,23 @@ def _prepare_observed(w: Witness) -> dict[str, Any]:
         message = str(_hook(w.scenarios[name]).get("message", ""))
         ends = tq.assistant_ends(tq.listener(trace))
         last = ends[-1] if ends else {}
-        out[name] = {"provider requests": len(tq.requests(trace)),
-                     "ended on the hook's error": bool(message) and last.get("errorMessage") == message
-                     and bool(tq.events(trace, "agent_end"))}
+        out[name] = {
+            "provider requests": len(tq.requests(trace)),
+            "ended on the hook's error": bool(message)
+            and last.get("errorMessage") == message
+            and bool(tq.events(trace, "agent_end")),
+        }
     return out
 
 
-PREPARE_REQUEST = Property(ex._prepare_request, _prepare_premise, _prepare_expected, _prepare_observed,
-                           lambda p: _prepare_family(), picture="hook-throws-second")
+PREPARE_REQUEST = Property(
+    ex._prepare_request,
+    _prepare_premise,
+    _prepare_expected,
+    _prepare_observed,
+    lambda p: _prepare_family(),
+    picture="hook-throws-second",
+)
 
 
 @st.composite
@@ -731,8 +808,10 @@ def _mutation_family(draw: st.DrawFn) -> dict[str, dict[str, Any]]:
     asked = draw(fam.phrase(1, 4))
     mutated = draw(fam.phrase(5, 8))
     hooks = {"before_tool_call": {"kind": "mutate_args", "set": {"text": mutated}}}
-    return {"hook-mutates": ex._hooked("ch01-seam-before-tool-call-mutates", asked, hooks),
-            "no-hook": ex._hooked("ch01-seam-before-tool-call-none", asked, None)}
+    return {
+        "hook-mutates": ex._hooked("ch01-seam-before-tool-call-mutates", asked, hooks),
+        "no-hook": ex._hooked("ch01-seam-before-tool-call-none", asked, None),
+    }
 
 
 def _mutated(w: Witness) -> str:
@@ -752,8 +831,9 @@ def _mutation_premise(w: Witness) -> Premise:
 
 
 def _mutation_observed(w: Witness) -> dict[str, Any]:
-    return {name: (next(iter(tq.events(t, "tool_execution_end")), {}) or {}).get("details")
-            for name, t in w.traces.items()}
+    return {
+        name: (next(iter(tq.events(t, "tool_execution_end")), {}) or {}).get("details") for name, t in w.traces.items()
+    }
 
 
 BEFORE_TOOL_CALL = Property(

@@ -8,6 +8,7 @@ follow-up is waiting. It reads only the scenario (its prompts, responses, queue 
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -79,7 +80,7 @@ def words(text: str) -> int:
 
 def tool_details(scenario: Mapping[str, Any], name: str, args_json: str) -> Any:
     """What the scenario's tool `name` returns as details for these arguments (from the tool's behaviour)."""
-    tool = next((t for t in scenario.get("tools", ()) if t.get("name") == name), {})
+    tool: Mapping[str, Any] = next((t for t in scenario.get("tools", ()) if t.get("name") == name), {})
     behavior = tool.get("behavior", {})
     if behavior.get("kind") == "word_count":
         return {"words": words(str(json.loads(args_json).get("text", "")))}
@@ -119,7 +120,7 @@ def observed_turns(trace: Trace) -> list[SeenTurn]:
         asked = tuple(_key(c.get("name"), c.get("args")) for a in assistant for c in a.get("toolCalls") or ())
         started = {ln.get("toolCallId"): ln for ln in inside if ln.get("type") == "tool_execution_start"}
         ended = {ln.get("toolCallId") for ln in inside if ln.get("type") == "tool_execution_end"}
-        ran = tuple(_key(ln.get("toolName"), ln.get("args")) for cid, ln in started.items() if cid in ended)
+        ran = tuple(_key(str(ln.get("toolName")), ln.get("args")) for cid, ln in started.items() if cid in ended)
         results = sum(1 for ln in inside if ln.get("type") == "message_end" and ln.get("role") == "toolResult")
         text = "".join(str(a.get("text") or "") for a in assistant)
         seen.append(SeenTurn(len(tq.requests(inside)), text, asked, ran, results, end >= 0))
@@ -130,7 +131,7 @@ def runs_of(trace: Trace) -> list[list[Mapping[str, Any]]]:
     """The lines of each driver prompt's run (from its `prompt` line to the next one)."""
     starts = [i for i, ln in enumerate(trace) if ln.get("source") == "driver" and ln.get("type") == "prompt"]
     bounds = [*starts, len(trace)]
-    return [list(trace[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
+    return [list(trace[a:b]) for a, b in itertools.pairwise(bounds)]
 
 
 def sorted_calls(calls: Sequence[tuple[str, str]]) -> list[str]:

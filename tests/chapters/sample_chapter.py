@@ -53,7 +53,9 @@ claims:
   faults: [sample-reversed-load-order]
 """
 
-EXPERIMENTS = (HERE / "sample_property.py").read_text(encoding="utf-8") + '''
+EXPERIMENTS = (
+    (HERE / "sample_property.py").read_text(encoding="utf-8")
+    + """
 
 from pinb.chapters.properties import PropertyExperiment
 
@@ -61,26 +63,26 @@ EXPERIMENTS = {
     "handlers.load-order": PropertyExperiment(LOAD_ORDER),
     "handlers.last-first": PropertyExperiment(LAST_FIRST),
 }
-'''
+"""
+)
 
 FAULTS = '''\
-"""The sample chapter's own fault (same switchboard as pinb.testing.faults)."""
+"""The sample chapter's own fault (the switchboard of pinb.testing.faults)."""
 
-from pinb.testing.faults import Fault, patched_app_method
+from pinb.testing.faults import fault
 
-FAULTS = {
-    "sample-reversed-load-order": Fault(
-        "sample-reversed-load-order",
-        "extensions' handlers run in reverse load order",
-        lambda: patched_app_method("_handlers_in_order", lambda original: lambda *a, **k: list(reversed(original(*a, **k)))),
-    ),
-}
+
+@fault("sample-reversed-load-order", "extensions' handlers run in the reverse of load and registration order")
+def _reversed_load_order():
+    from pinb.app.extensions.runner import ExtensionRunner
+
+    return [(ExtensionRunner, "_snapshot", lambda orig: lambda self, t: list(reversed(orig(self, t))))]
 '''
 
 
 @contextmanager
 def sample_chapter(
-    root: Path, monkeypatch: pytest.MonkeyPatch, faults: str | None = None, folder_name: str = "ch91"
+    root: Path, monkeypatch: pytest.MonkeyPatch, faults: str | None = FAULTS, folder_name: str = "ch91"
 ) -> Iterator[Path]:
     """Write the sample chapter under `root`, register it for the test, and forget it afterwards."""
     import pinb.chapters

@@ -71,3 +71,11 @@ def test_a_witness_that_cannot_run_is_an_error_not_a_verdict_of_pi() -> None:
     assert [verdict.status for verdict in explored.verdicts] == ["ERROR"] * 3
     assert explored.verdicts[0].error == "RuntimeError: the bridge is down"
     assert explored.status == "ERROR"
+
+
+def test_draw_gives_the_witnesses_explore_runs_without_running_them() -> None:
+    from pinb.chapters.witnesses import draw
+
+    drawn = draw(LOAD_ORDER, {}, 12, seed_for("pi-90.handlers.load-order"))
+    explored = explore(LOAD_ORDER, {}, 12, seed_for("pi-90.handlers.load-order"), run_standin_sync)
+    assert drawn == [witness.scenarios for witness in explored.witnesses]

@@ -24,7 +24,7 @@ from pinb.chapters.backends import run_scenario
 from pinb.chapters.display import Shown, code, table_html
 from pinb.chapters.experiment_view import ExperimentView, code_view, scenarios_view
 from pinb.chapters.ledger import ClaimEntry
-from pinb.chapters.properties import Params, PropertyExperiment, Trace, Witness, judge_witness
+from pinb.chapters.properties import Params, PropertyExperiment, Trace
 from pinb.chapters.registry import claim_spec, claim_specs, experiment_for
 from pinb.chapters.witnesses import MAX_WITNESSES, SHRINK_BUDGET, PropertyResult, seed_for
 from pinb.claims import verdict_label
@@ -277,9 +277,7 @@ class ChapterRun:
     ) -> Observation:
         """The property on the hand-written witness (or the reader's edit), then on `self.witnesses` generated
         ones; the claim's verdict over all of them, recorded with its structured observation."""
-        import asyncio
-
-        from pinb.chapters.witnesses import Explored, explore, property_result
+        from pinb.chapters.witnesses import assess
         from pinb.claims import OUTCOME_OF, checking
 
         prop = experiment.property
@@ -292,23 +290,27 @@ class ChapterRun:
         edited = view is not None and view.edited
         scenarios = view.scenarios if view is not None and view.kind == "scenarios" else prop.hand(self.knobs)
         with checking(observation.claim_id, backend=self.label) as check:
-            for name, scenario in scenarios.items():
-                observation.traces[name] = await self.run(scenario)
-            first = judge_witness(prop, Witness("edited" if edited else "hand", scenarios, observation.traces, params))
-            explored = Explored()
-            if self.witnesses and prop.family is not None:
-                seed = seed_for(observation.claim_id, self.seed)
-                budget = SHRINK_BUDGET[self.backend]
-                explored = await asyncio.to_thread(explore, prop, params, self.witnesses, seed, self._runner(), budget)
+            result, observation.traces = await assess(
+                prop,
+                scenarios,
+                params,
+                self.run,
+                self._runner(),
+                name="edited" if edited else "hand",
+                witnesses=self.witnesses,
+                seed=seed_for(observation.claim_id, self.seed),
+                shrink_budget=SHRINK_BUDGET[self.backend],
+                covers=spec.covers,
+                uncovered=spec.uncovered,
+            )
+            explored = result.explored
+            if self.artifacts_dir is not None:
                 for witness in (*explored.witnesses, *([explored.counterexample] if explored.counterexample else [])):
                     for name, trace in witness.traces.items():
-                        if self.artifacts_dir is not None:
-                            self._save(str(witness.scenarios[name].get("id", name)), trace)
-            result = property_result(first, explored, spec.covers, spec.uncovered)
+                        self._save(str(witness.scenarios[name].get("id", name)), trace)
             observation.result = result
-            holds = result.status == "OBSERVED"
             evidence = (EDITED if edited else "") + result.evidence
-            observation.finding = Finding(holds, evidence, explored.note)
+            observation.finding = Finding(result.status == "OBSERVED", evidence, explored.note)
             check.observed(OUTCOME_OF[result.status], evidence, explored.note, **result.structure())
         if show and observation.traces:
             _show_timeline(observation.trace(prop.picture), prop.picture or next(iter(observation.traces)))

@@ -112,8 +112,13 @@ def folders() -> dict[str, ChapterFolder]:
 
 def refresh() -> None:
     """Forget what was discovered (after a chapter folder was added or changed in this process)."""
+    import sys
+
     folders.cache_clear()
     experiments.cache_clear()
+    faults = sys.modules.get("pinb.testing.faults")
+    if faults is not None:  # the chapters' own faults are found again with their folders
+        faults.forget_chapter_faults()
 
 
 def folder(chapter_id: str) -> ChapterFolder:

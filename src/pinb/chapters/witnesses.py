@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -29,14 +29,15 @@ from pinb.chapters.properties import (
 )
 from pinb.claims import WitnessStatus
 
-#: How many generated witnesses `pinb verify` records per property claim (with the hand-written one).
-VERIFY_WITNESSES = 5
 #: The most witnesses one check may draw (a larger count is a typo, not a plan).
 MAX_WITNESSES = 10_000
 #: New candidates a shrink may run, per backend family.
 SHRINK_BUDGET: dict[str, int] = {"standin": 200, "pi": 20}
 
 Runner = Callable[[Mapping[str, Any]], Trace]
+#: Names of the witness a check starts from: the ledger's hand-written one, the notebook reader's edit, or the
+#: scenarios given to `pinb claims check`. The evidence names any other witness it quotes.
+FIRST_WITNESSES = ("hand", "edited", "given")
 
 
 def seed_for(claim_id: str, base: int = 0) -> int:
@@ -106,7 +107,7 @@ def explore(
     """Draw, run and judge up to `count` generated witnesses; shrink the first contradicted one."""
     if prop.family is None or count <= 0:
         return Explored()
-    from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
+    from hypothesis import Phase, given, reject
     from hypothesis import seed as fixed_seed
 
     strategy = prop.family(params)
@@ -131,19 +132,7 @@ def explore(
             state.minimal = known
             raise _Contradicted
 
-    explore_test = fixed_seed(seed)(
-        settings(
-            database=None,
-            max_examples=count,
-            phases=(Phase.generate, Phase.shrink),
-            deadline=None,
-            suppress_health_check=list(HealthCheck),
-            verbosity=Verbosity.quiet,
-            derandomize=False,
-            print_blob=False,
-            report_multiple_bugs=False,
-        )(given(strategy)(check))
-    )
+    explore_test = fixed_seed(seed)(_settings(count, (Phase.generate, Phase.shrink))(given(strategy)(check)))
     note = ""
     try:
         explore_test()
@@ -185,7 +174,7 @@ class PropertyResult:
     @property
     def evidence(self) -> str:
         deciding = self.deciding
-        named = "" if deciding.name in ("hand", "edited") else f"{deciding.name}: "
+        named = "" if deciding.name in FIRST_WITNESSES else f"{deciding.name}: "
         text = named + deciding.evidence
         if len(self.verdicts) > 1:
             exercised = [v for v in self.verdicts if v.status != "NOT EXERCISED"]
@@ -219,12 +208,71 @@ def property_result(
     return PropertyResult(claim_status(verdicts), verdicts, explored, covers, uncovered)
 
 
+def _settings(count: int, phases: tuple[Any, ...]) -> Any:
+    from hypothesis import HealthCheck, Verbosity, settings
+
+    return settings(
+        database=None,
+        max_examples=count,
+        phases=phases,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        verbosity=Verbosity.quiet,
+        derandomize=False,
+        print_blob=False,
+        report_multiple_bugs=False,
+    )
+
+
+def draw(prop: Property, params: Params, count: int, seed: int) -> list[Scenarios]:
+    """The first `count` distinct witness scenario sets `explore` would run with this seed (none is run)."""
+    if prop.family is None or count <= 0:
+        return []
+    from hypothesis import Phase, given
+    from hypothesis import seed as fixed_seed
+
+    drawn: dict[str, Scenarios] = {}
+
+    def keep(scenarios: Scenarios) -> None:
+        drawn.setdefault(json.dumps(scenarios, sort_keys=True, default=str), scenarios)
+
+    fixed_seed(seed)(_settings(count, (Phase.generate,))(given(prop.family(params))(keep)))()
+    return list(drawn.values())[:count]
+
+
+async def assess(
+    prop: Property,
+    scenarios: Scenarios,
+    params: Params,
+    run: Callable[[Mapping[str, Any]], Awaitable[Trace]],
+    runner: Runner,
+    *,
+    name: str = "hand",
+    witnesses: int = 0,
+    seed: int = 0,
+    shrink_budget: int = SHRINK_BUDGET["standin"],
+    covers: tuple[str, ...] = (),
+    uncovered: tuple[str, ...] = (),
+) -> tuple[PropertyResult, dict[str, Trace]]:
+    """The property on the first witness (`scenarios`, run with the async `run`), then on `witnesses` generated
+    ones (run with the synchronous `runner` in a worker thread): the claim's result, and the first witness's traces.
+    The one path the notebook, the in-memory judge and the `pinb claims` commands share."""
+    import asyncio
+
+    traces = {scenario_name: await run(scenario) for scenario_name, scenario in scenarios.items()}
+    first = judge_witness(prop, Witness(name, scenarios, traces, params))
+    explored = Explored()
+    if witnesses and prop.family is not None:
+        explored = await asyncio.to_thread(explore, prop, params, witnesses, seed, runner, shrink_budget)
+    return property_result(first, explored, covers, uncovered), traces
+
+
 __all__ = [
     "MAX_WITNESSES",
     "SHRINK_BUDGET",
-    "VERIFY_WITNESSES",
     "Explored",
     "PropertyResult",
+    "assess",
     "explore",
     "property_result",
     "run_witness",

@@ -21,6 +21,7 @@ from pinb.chapters.ch01.properties import FACT_PROPERTIES, PROGRAM_PROPERTIES, S
 from pinb.chapters.ledger import load_ledger
 from pinb.chapters.properties import Property, Witness, WitnessVerdict, judge_witness
 from pinb.scenario.model import parse_scenario
+from pinb.testing.faults import injected
 
 LEDGER = load_ledger(Path(ex.__file__).with_name("ledger.yaml"))
 GENERATED = 50
@@ -180,7 +181,7 @@ FAULTED = sorted((c.experiment, f) for c in LEDGER.claims if c.experiment in SCE
 @pytest.mark.parametrize(("experiment", "fault"), FAULTED)
 def test_each_named_fault_flips_its_claim(experiment: str, fault: str) -> None:
     scenarios = hand(experiment)
-    with chapter_faults.injected(fault):
+    with injected(fault):
         traces = {key: run_standin_sync(s) for key, s in scenarios.items()}
     verdict = judge_witness(SCENARIO_PROPERTIES[experiment], Witness("hand", scenarios, traces))
     assert verdict.status == "CONTRADICTED", verdict.evidence
@@ -206,7 +207,7 @@ def test_every_chapter_fault_is_named_by_a_claim() -> None:
 def test_chapter_faults_pass_the_earlier_judge_and_fail_the_property(fault: str) -> None:
     experiment, earlier = MISSED_BEFORE[fault]
     scenarios = hand(experiment)
-    with chapter_faults.injected(fault):
+    with injected(fault):
         traces = {key: run_standin_sync(s) for key, s in scenarios.items()}
     assert earlier(traces).holds  # the bug the earlier judge missed
     assert judge_witness(SCENARIO_PROPERTIES[experiment], Witness("hand", scenarios, traces)).status == "CONTRADICTED"

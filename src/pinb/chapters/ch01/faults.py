@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
-from pinb.testing import faults as switchboard
 from pinb.testing.faults import Fault, Patch
 
 FAULTS: dict[str, Fault] = {}
@@ -104,17 +102,4 @@ def _session_abort_clears() -> list[Patch]:
     return [(AgentSession, "abort", build)]
 
 
-@contextmanager
-def injected(*names: str) -> Iterator[None]:
-    """`pinb.testing.faults.injected`, knowing chapter 01's faults too (they are registered for the block)."""
-    added = {name: FAULTS[name] for name in names if name in FAULTS and name not in switchboard.FAULTS}
-    switchboard.FAULTS.update(added)
-    try:
-        with switchboard.injected(*names):
-            yield
-    finally:
-        for name in added:
-            switchboard.FAULTS.pop(name, None)
-
-
-__all__ = ["FAULTS", "fault", "injected"]
+__all__ = ["FAULTS", "fault"]

@@ -43,6 +43,12 @@ class Finding:
     detail: str = ""
 
 
+# Every experiment kind carries its own `unrun(backend)` (why this backend cannot run it, beyond what the ledger
+# says), `view(run, claim_id, unrun)` (what the notebook shows before it runs) and `observe(run, observation, spec,
+# view, show)` (run it in the notebook's `ChapterRun` and record the outcome): the notebook, the in-memory judge
+# and the counterfactual ask the experiment, never sort it by kind.
+
+
 @dataclass(frozen=True)
 class ScenarioExperiment:
     """Scenarios built from the notebook's knobs, and a judge over their traces (keyed like the scenarios)."""
@@ -53,12 +59,34 @@ class ScenarioExperiment:
     picture: str | None = None
     """Which scenario's trace the notebook draws (default: the first)."""
 
+    def unrun(self, backend: str) -> str | None:
+        return None
+
+    def view(self, run: ChapterRun, claim_id: str, unrun: str | None) -> ExperimentView:
+        return scenarios_view(claim_id, self.scenarios(run.knobs), unrun)
+
+    async def observe(
+        self, run: ChapterRun, observation: Observation, spec: ClaimEntry, view: ExperimentView | None, show: bool
+    ) -> Observation:
+        return await run._check_scenarios(observation, self, view, show)
+
 
 @dataclass(frozen=True)
 class ProbeExperiment:
     """A direct probe of the stand-in's Python API (stand-in only). Returns the finding and anything to show."""
 
     probe: Callable[[Params], Awaitable[tuple[Finding, dict[str, Any]]]]
+
+    def unrun(self, backend: str) -> str | None:
+        return "this experiment probes the stand-in's Python API" if backend != "standin" else None
+
+    def view(self, run: ChapterRun, claim_id: str, unrun: str | None) -> ExperimentView:
+        return code_view(claim_id, "probe", self.probe, "a probe of the stand-in's Python API (stand-in only)", unrun)
+
+    async def observe(
+        self, run: ChapterRun, observation: Observation, spec: ClaimEntry, view: ExperimentView | None, show: bool
+    ) -> Observation:
+        return await run._check_probe(observation, self)
 
 
 @dataclass(frozen=True)
@@ -68,6 +96,18 @@ class PackageExperiment:
     judge: Callable[[Any], Finding | None]
     load: Callable[[str], tuple[Any, str]]
     """`load(pi_version)` → (the facts, or None and why they cannot be had); called once per notebook."""
+
+    def unrun(self, backend: str) -> str | None:
+        return None
+
+    def view(self, run: ChapterRun, claim_id: str, unrun: str | None) -> ExperimentView:
+        what = "a judge over the published Pi packages' facts (pi backend)"
+        return code_view(claim_id, "package facts", self.judge, what, unrun)
+
+    async def observe(
+        self, run: ChapterRun, observation: Observation, spec: ClaimEntry, view: ExperimentView | None, show: bool
+    ) -> Observation:
+        return run._check_package(observation, self)
 
 
 @dataclass(frozen=True)
@@ -85,6 +125,31 @@ class BookExampleExperiment:
     judge: Callable[[Any], Finding]
     """`judge(run)` over a `pinb.scenario.reference.BookExampleRun`."""
     standin: ScenarioExperiment | None = None
+
+    def on(self, backend: str) -> BookExampleExperiment | ScenarioExperiment | None:
+        """What runs on this backend: the book's program on pi, the stand-in's port elsewhere (None: nothing)."""
+        return self if backend == "pi" else self.standin
+
+    def unrun(self, backend: str) -> str | None:
+        if self.on(backend) is None:
+            return "the book's program is TypeScript run by Node; only the pi backend runs it"
+        return None
+
+    def view(self, run: ChapterRun, claim_id: str, unrun: str | None) -> ExperimentView:
+        ported = self.on(run.backend)
+        if ported is not None and ported is not self:
+            return ported.view(run, claim_id, unrun)
+        what = f"the book's program {self.example!r}, taken from the chapter text and run by Node"
+        return code_view(claim_id, "book program", self.judge, what, unrun)
+
+    async def observe(
+        self, run: ChapterRun, observation: Observation, spec: ClaimEntry, view: ExperimentView | None, show: bool
+    ) -> Observation:
+        ported = self.on(run.backend)
+        assert ported is not None  # `unrun` said so otherwise
+        if ported is not self:
+            return await ported.observe(run, observation, spec, view, show)
+        return await run._check_book_example(observation, self)
 
 
 Experiment = PropertyExperiment | ScenarioExperiment | ProbeExperiment | PackageExperiment | BookExampleExperiment
@@ -121,13 +186,7 @@ def unrun_reason(spec: ClaimEntry, backend: str, pi_version: str | None) -> str 
     experiment = experiment_for(spec.id)
     if experiment is None:
         return "no experiment is written for this claim yet"
-    if isinstance(experiment, ProbeExperiment) and backend != "standin":
-        return "this experiment probes the stand-in's Python API"
-    if isinstance(experiment, BookExampleExperiment) and backend != "pi" and experiment.standin is None:
-        return "the book's program is TypeScript run by Node; only the pi backend runs it"
-    if isinstance(experiment, PropertyExperiment) and experiment.facts is not None and backend != "pi":
-        return "this property is judged from the published Pi packages' facts (pi backend)"
-    return None
+    return experiment.unrun(backend)
 
 
 def check_witness_count(value: Any) -> int:
@@ -197,28 +256,9 @@ class ChapterRun:
         spec = claim_spec(claim_id)
         unrun = unrun_reason(spec, self.backend, self.pi_version)
         experiment = experiment_for(claim_id)
-        if isinstance(experiment, BookExampleExperiment) and self.backend != "pi" and experiment.standin is not None:
-            experiment = experiment.standin
-        if isinstance(experiment, PropertyExperiment) and experiment.facts is not None:
-            what = "a property of the published Pi packages' facts (pi backend)"
-            return code_view(claim_id, "package facts", experiment.property.expected, what, unrun)
-        if isinstance(experiment, PropertyExperiment):
-            view = scenarios_view(claim_id, experiment.property.hand(self.knobs), unrun)
-            if self.witnesses and experiment.property.family is not None:
-                view.description += f"; then {self.witnesses} generated witnesses (seeded)"
-            return view
-        if isinstance(experiment, ScenarioExperiment):
-            return scenarios_view(claim_id, experiment.scenarios(self.knobs), unrun)
-        if isinstance(experiment, ProbeExperiment):
-            what = "a probe of the stand-in's Python API (stand-in only)"
-            return code_view(claim_id, "probe", experiment.probe, what, unrun)
-        if isinstance(experiment, PackageExperiment):
-            what = "a judge over the published Pi packages' facts (pi backend)"
-            return code_view(claim_id, "package facts", experiment.judge, what, unrun)
-        if isinstance(experiment, BookExampleExperiment):
-            what = f"the book's program {experiment.example!r}, taken from the chapter text and run by Node"
-            return code_view(claim_id, "book program", experiment.judge, what, unrun)
-        return ExperimentView(claim_id, "none", description=spec.reason or "no experiment", unrun=unrun)
+        if experiment is None:
+            return ExperimentView(claim_id, "none", description=spec.reason or "no experiment", unrun=unrun)
+        return experiment.view(self, claim_id, unrun)
 
     async def check(self, claim_id: str, experiment: ExperimentView | None = None, show: bool = True) -> Observation:
         """Run the claim's experiment and record its outcome; or say why it stays UNRUN on this backend.
@@ -231,8 +271,6 @@ class ChapterRun:
         return observation
 
     async def _check(self, claim_id: str, view: ExperimentView | None, show: bool) -> Observation:
-        from pinb.claims import checking
-
         spec = claim_spec(claim_id)
         observation = Observation(claim_id, self.label)
         self.observations[claim_id] = observation
@@ -241,30 +279,33 @@ class ChapterRun:
             return self._unrun(observation, reason)
         experiment = experiment_for(claim_id)
         assert experiment is not None
-        if isinstance(experiment, PropertyExperiment):
-            return await self._check_property(observation, spec, experiment, view, show)
-        if isinstance(experiment, PackageExperiment):
-            return self._check_package(observation, experiment)
-        if isinstance(experiment, BookExampleExperiment):
-            if self.backend == "pi":
-                return await self._check_book_example(observation, experiment)
-            assert experiment.standin is not None
-            experiment = experiment.standin
+        return await experiment.observe(self, observation, spec, view, show)
+
+    async def _check_scenarios(
+        self, observation: Observation, experiment: ScenarioExperiment, view: ExperimentView | None, show: bool
+    ) -> Observation:
+        from pinb.claims import checking
+
         edited = view is not None and view.edited
-        with checking(claim_id, backend=self.label) as check:
-            if isinstance(experiment, ScenarioExperiment):
-                scenarios = view.scenarios if view is not None and view.kind == "scenarios" else None
-                for name, scenario in (scenarios or experiment.scenarios(self.knobs)).items():
-                    observation.traces[name] = await self.run(scenario)
-                finding = judge(experiment, observation.traces, self.knobs)
-            else:
-                finding, observation.shown = await experiment.probe(self.knobs)
+        with checking(observation.claim_id, backend=self.label) as check:
+            scenarios = view.scenarios if view is not None and view.kind == "scenarios" else None
+            for name, scenario in (scenarios or experiment.scenarios(self.knobs)).items():
+                observation.traces[name] = await self.run(scenario)
+            finding = judge(experiment, observation.traces, self.knobs)
             observation.finding = finding
-            prefix = EDITED if edited else ""
-            check.check(finding.holds, prefix + finding.evidence, finding.detail)
+            check.check(finding.holds, (EDITED if edited else "") + finding.evidence, finding.detail)
         if show and observation.traces:
-            picture = experiment.picture if isinstance(experiment, ScenarioExperiment) else None
+            picture = experiment.picture
             _show_timeline(observation.trace(picture), picture or next(iter(observation.traces)))
+        return observation
+
+    async def _check_probe(self, observation: Observation, experiment: ProbeExperiment) -> Observation:
+        from pinb.claims import checking
+
+        with checking(observation.claim_id, backend=self.label) as check:
+            finding, observation.shown = await experiment.probe(self.knobs)
+            observation.finding = finding
+            check.check(finding.holds, finding.evidence, finding.detail)
         return observation
 
     async def _check_property(

@@ -120,6 +120,27 @@ class PropertyExperiment:
     or None and why they cannot be had), loaded once per notebook and given to the witness as `params["facts"]`
     (the witness then has no scenarios; `Property.hand` returns `{}`)."""
 
+    # The experiment kind's own `unrun / view / observe` (see `pinb.chapters.experiments`).
+
+    def unrun(self, backend: str) -> str | None:
+        if self.facts is not None and backend != "pi":
+            return "this property is judged from the published Pi packages' facts (pi backend)"
+        return None
+
+    def view(self, run: Any, claim_id: str, unrun: str | None) -> Any:
+        from pinb.chapters.experiment_view import code_view, scenarios_view
+
+        if self.facts is not None:
+            what = "a property of the published Pi packages' facts (pi backend)"
+            return code_view(claim_id, "package facts", self.property.expected, what, unrun)
+        view = scenarios_view(claim_id, self.property.hand(run.knobs), unrun)
+        if run.witnesses and self.property.family is not None:
+            view.description += f"; then {run.witnesses} generated witnesses (seeded)"
+        return view
+
+    async def observe(self, run: Any, observation: Any, spec: Any, view: Any, show: bool) -> Any:
+        return await run._check_property(observation, spec, self, view, show)
+
 
 @dataclass(frozen=True)
 class WitnessVerdict:

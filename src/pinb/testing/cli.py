@@ -10,6 +10,7 @@
 - `check CLAIM --scenario FILE… [--backend B] [--json]`: the property on the reader's own witness; exit 0
   OBSERVED, 1 CONTRADICTED, 3 NOT EXERCISED, 4 ERROR.
 - `faults [--json]`: every named fault with its one-line deviation.
+- `uncovered CHAPTER [--json]`: the passages of the chapter's text no claim of its ledger covers.
 
 Exit 2 on a user mistake (one line on stderr).
 """
@@ -75,6 +76,13 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     q = claims.add_parser("faults", help="list every named fault with its one-line deviation")
     q.add_argument("--json", action="store_true", help="machine-readable output")
     q.set_defaults(run=cmd_faults)
+    q = claims.add_parser(
+        "uncovered",
+        help="the chapter text's sentences and table cells that no claim covers (what the ledger leaves out)",
+    )
+    q.add_argument("chapter", metavar="CHAPTER", help="a chapter id, e.g. pi-16-chapter")
+    q.add_argument("--json", action="store_true", help="machine-readable output")
+    q.set_defaults(run=cmd_uncovered)
     p.set_defaults(run=lambda args: _usage(p))
 
 
@@ -187,4 +195,27 @@ def cmd_faults(args: argparse.Namespace) -> int:
         where = "" if row["declared_by"] == "pinb.testing.faults" else f" [{row['declared_by']}]"
         print(f"{row['fault'].ljust(width)}  {row['deviation']}{where}")
     print(f"{len(rows)} faults", file=sys.stderr)
+    return 0
+
+
+def cmd_uncovered(args: argparse.Namespace) -> int:
+    from pinb.chapters.book import TEXT_UNAVAILABLE, chapter_text
+    from pinb.chapters.registry import folders
+    from pinb.chapters.uncovered import uncovered
+    from pinb.errors import UsageError
+
+    known = folders()
+    if args.chapter not in known:
+        raise UsageError(f"unknown chapter {args.chapter!r} (known: {', '.join(known)})")
+    ledger = known[args.chapter].ledger
+    text = chapter_text(ledger)
+    if text is None:
+        raise UsageError(f"{args.chapter}: {TEXT_UNAVAILABLE}")
+    found = uncovered(ledger, text.text)
+    if args.json:
+        print(json.dumps([{"text": f.text, "offset": f.start} for f in found], indent=2, ensure_ascii=False))
+        return 0
+    for fragment in found:
+        print(f"- {fragment.text}")
+    print(f"{len(found)} passage(s) of {text.path.name} no claim of {args.chapter} covers", file=sys.stderr)
     return 0

@@ -117,7 +117,7 @@ async def test_stand_in_evidence_says_it_is_the_port_not_the_books_program() -> 
     run = ChapterRun("pi-01-chapter", "standin")
     observation = await run.check("pi-01.example.three-lines", show=False)
     assert observation.finding is not None and observation.finding.holds
-    assert "the stand-in's port of the program" in observation.finding.evidence
+    assert observation.finding.evidence.startswith("the stand-in's port of the program")
     assert "not the book's TypeScript program" in observation.finding.evidence
 
 

@@ -751,18 +751,13 @@ JUDGED.update({name: PackageExperiment(judge, packages.load_facts) for name, jud
 
 def _experiments() -> dict[str, Any]:
     """Every claim's experiment: its property (package claims with the facts loader), and the book's program as
-    the framework runs it on the pi backend (its property form is `props_packages.PROGRAM_PROPERTIES`), with the
-    port's property on the stand-in."""
+    the framework runs it on the pi backend (its property form is `props_packages.PROGRAM_PROPERTIES`; the
+    stand-in port's is `props_loop.THREE_LINES_PORT`)."""
     from pinb.chapters.ch01.properties import FACT_PROPERTIES, PROGRAM_PROPERTIES, SCENARIO_PROPERTIES
 
     found: dict[str, Any] = {name: PropertyExperiment(prop) for name, prop in SCENARIO_PROPERTIES.items()}
     found.update({name: PropertyExperiment(prop, packages.load_facts) for name, prop in FACT_PROPERTIES.items()})
     found.update({name: JUDGED[name] for name in PROGRAM_PROPERTIES})
-    # On the stand-in the book's printed lines are checked on its port, as a property (the experiment kinds share
-    # unrun / view / observe, so a property runs where the port used to).
-    book = JUDGED["example.three-lines"]
-    port = PropertyExperiment(SCENARIO_PROPERTIES["example.three-lines"])
-    found["example.three-lines"] = BookExampleExperiment(book.example, book.program, book.judge, port)  # type: ignore[arg-type]
     return found
 
 

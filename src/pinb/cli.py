@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -82,6 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if run is None:
         parser.print_help(sys.stderr)
         return 2
+    if getattr(args, "trust_extension_code", False):
+        os.environ["PINB_TRUST_EXTENSION_CODE"] = "1"  # notebook kernels started by this command inherit it
     try:
         return int(run(args))
     except PinbError as exc:
@@ -90,6 +93,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pinb: interrupted", file=sys.stderr)
         return 130
+    finally:
+        _close_node_workers()
+
+
+def _close_node_workers() -> None:
+    """End the warm Node workers this command started (also done at exit; here so Ctrl-C ends them first)."""
+    workers = sys.modules.get("pinb.scenario.worker")
+    if workers is not None:
+        workers.close_workers()
 
 
 if __name__ == "__main__":

@@ -182,8 +182,12 @@ def _out(text: str, end: str = "\n") -> None:
 
 
 def _warn(problems: list[StoreProblem], runs: Sequence[StoredRun] = ()) -> None:
-    """Store problems, then every run not counted because its record does not match its evidence."""
-    problems = [*problems, *(StoreProblem(run.path, run.problem) for run in runs if run.problem)]
+    """Unreadable records (errors), store problems, then every run not counted because its record does not match
+    its evidence."""
+    for run in runs:
+        if run.unreadable:
+            print(f"pinb: error: {run.problem}", file=sys.stderr)
+    problems = [*problems, *(StoreProblem(run.path, run.problem) for run in runs if run.problem and not run.unreadable)]
     for problem in problems:
         print(f"pinb: warning: {problem}", file=sys.stderr)
 
@@ -216,6 +220,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"pinb: {line}", file=sys.stderr)
     for note in _text_notes(project.select(list(args.chapters))):
         print(f"pinb: warning: {note}", file=sys.stderr)
+    if result.ledger_error:
+        print(f"pinb: error: {result.ledger_error}", file=sys.stderr)
+        return 2
     return verify_exit_code(result, rows)
 
 
@@ -328,7 +335,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             _out(f"note: {note}")
         for note in _environment_notes(project, chapters, listing.runs, backend):
             _out(f"note: {note}")
-    return 0
+    return 2 if listing.unreadable else 0
 
 
 def _attempt_notes(
@@ -395,6 +402,11 @@ def _report_all(project: Project, args: argparse.Namespace) -> int:
         raise KitError("--all writes every chapter's reports in both formats: give no CHAPTER, -o or --format")
     listing = project.store.list()
     _warn(listing.problems, listing.runs)
+    if listing.unreadable:
+        raise KitError(
+            f"{len(listing.unreadable)} run record(s) cannot be read (above): the ledger is not rewritten from a "
+            "store that may be missing findings; repair them or remove them with `pinb runs rm`"
+        )
     if args.check:
         stale = ledger.stale(project)
         for path in stale:
@@ -424,7 +436,8 @@ def cmd_runs_list(args: argparse.Namespace) -> int:
             counts[VERDICT[outcome.outcome]] = counts.get(VERDICT[outcome.outcome], 0) + 1
         summary = ", ".join(f"{counts[name]} {name}" for name in VERDICTS if name in counts) or "none"
         state = f"{record.status} (not counted)" if run.problem else record.status
-        lines.append((record.run_id, record.chapter, record.backend, state, summary, record.started_at))
+        state = "unreadable (not counted)" if run.unreadable else state
+        lines.append((record.run_id, record.chapter, record.backend or "?", state, summary, record.started_at))
     widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
     _out("\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in lines))
     return 0

@@ -27,8 +27,12 @@ END = "<!-- ledger:end -->"
 
 
 def rendered(project: Project, *, force_reports: bool = False) -> dict[Path, str]:
-    """Every ledger file the project keeps, as the run store renders it now."""
-    runs = project.store.list().runs
+    """Every ledger file the project keeps, as the run store renders it now; `KitError` when some run record
+    cannot be read (the ledger would silently lose what it said)."""
+    listing = project.store.list()
+    if listing.unreadable:
+        raise KitError(f"not rewriting the ledger: {listing.unreadable[0].problem}")
+    runs = listing.runs
     files: dict[Path, str] = {}
     reports = project.root / REPORTS_DIR
     if force_reports or reports.is_dir():

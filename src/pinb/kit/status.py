@@ -148,7 +148,10 @@ def version_numbers(backend: str) -> tuple[int, ...]:
 
 
 def has_current_inputs(project: Project, chapter: ChapterLike, run: StoredRun) -> bool:
-    """The run's inputs equal what a run on the same backend would use now (the environment aside)."""
+    """The run's inputs equal what a run on the same backend would use now (the environment aside); an unreadable
+    record may have been on current inputs, so it counts as if it were (its verdicts are ERROR)."""
+    if run.unreadable:
+        return True
     try:
         return run.record.inputs.same_content(project.expected_inputs(chapter, run.record.inputs))
     except KitError:  # the notebook is gone: nothing can be current
@@ -185,8 +188,12 @@ class Evidence:
 def chapter_evidence(project: Project, chapter: ChapterLike, runs: Iterable[StoredRun]) -> dict[str, Evidence]:
     """Each backend's evidence from the chapter's runs (oldest first) on current inputs, in `backend_order`."""
     found: dict[str, Evidence] = {}
+    unreadable: list[StoredRun] = []
     for run in runs:
         if run.record.chapter != chapter.id or not has_current_inputs(project, chapter, run):
+            continue
+        if run.unreadable:
+            unreadable.append(run)
             continue
         backend = run.record.backend
         evidence = found.get(backend, Evidence(backend))
@@ -197,6 +204,10 @@ def chapter_evidence(project: Project, chapter: ChapterLike, runs: Iterable[Stor
         else:
             evidence = replace(evidence, attempt=run)
         found[backend] = evidence
+    for run in unreadable:  # whatever else the backend has: nothing says this run was not its latest
+        named = [run.record.backend] if run.record.backend else dict.fromkeys([*current_backends(project), *found])
+        for backend in named:
+            found[backend] = replace(found.get(backend, Evidence(backend)), tampered=run)
     return {backend: found[backend] for backend in sorted(found, key=lambda b: backend_order(project, b))}
 
 

@@ -73,6 +73,8 @@ class VerifyResult:
     interrupted: bool = False
     #: Files the ledger refresh rewrote (`reports/…`, `README.md`).
     refreshed: list[Path] = field(default_factory=list)
+    #: Why the ledger was not rewritten (an unreadable run record), when it was not.
+    ledger_error: str = ""
 
 
 def plan(project: Project, options: VerifyOptions) -> tuple[list[ExecutionRequest], list[ChapterResult]]:
@@ -167,7 +169,10 @@ def verify(project: Project, options: VerifyOptions) -> VerifyResult:
     if options.refresh_ledger and any(item.run is not None and not item.cached for item in results):
         from pinb.kit import ledger
 
-        outcome.refreshed = ledger.refresh(project)
+        try:
+            outcome.refreshed = ledger.refresh(project)
+        except KitError as exc:
+            outcome.ledger_error = str(exc)
     return outcome
 
 

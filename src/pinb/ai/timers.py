@@ -21,7 +21,16 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["NODE_TIMEOUT_MAX_MS", "TimeLimit", "TimeLimitExceeded", "remaining", "time_limit", "timer_seconds"]
+__all__ = [
+    "NODE_TIMEOUT_MAX_MS",
+    "DeadlineExceeded",
+    "TimeLimit",
+    "TimeLimitExceeded",
+    "hard_deadline",
+    "remaining",
+    "time_limit",
+    "timer_seconds",
+]
 
 NODE_TIMEOUT_MAX_MS: Final = 2**31 - 1
 
@@ -81,3 +90,45 @@ def time_limit(seconds: float) -> Iterator[TimeLimit]:
         yield limit
     finally:
         _LIMIT.reset(token)
+
+
+class DeadlineExceeded(BaseException):
+    """Raised into a thread whose `hard_deadline` passed (a `BaseException`, for the reason above)."""
+
+
+@contextmanager
+def hard_deadline(seconds: float) -> Iterator[None]:
+    """End the work done in this thread inside after `seconds`, even work that never yields and never asks
+    `remaining()` (a loop over 200,000 scripted responses): a watchdog thread raises `DeadlineExceeded` into this
+    thread, which Python delivers between two bytecodes. Work inside one long C call ends when the call returns.
+
+    For synchronous callers (the command line): inside an event loop that others share (Jupyter) the exception
+    could land in their code, so `arun_on_standin` keeps to `time_limit` there.
+    """
+    import ctypes
+    import threading
+
+    target = ctypes.c_ulong(threading.get_ident())
+    lock = threading.Lock()
+    state = {"done": False, "fired": False}
+
+    def fire() -> None:
+        while True:
+            with lock:
+                if state["done"]:
+                    return
+                state["fired"] = True
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(target, ctypes.py_object(DeadlineExceeded))
+            time.sleep(0.05)  # again, until the work is over: a handler may have swallowed the first one
+
+    watchdog = threading.Timer(seconds, fire)
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        yield
+    finally:
+        watchdog.cancel()
+        with lock:
+            state["done"] = True
+            if state["fired"]:  # one may be pending still, not yet delivered: withdraw it
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(target, None)

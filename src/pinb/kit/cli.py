@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pinb.errors import KitError
+from pinb.files import write_atomic
 from pinb.kit import report as report_module
 from pinb.kit.claims import VERDICT, VERDICTS
 from pinb.kit.fingerprint import fingerprint_file
@@ -145,15 +146,40 @@ def _seconds(text: str) -> float | None:
     return value or None
 
 
+#: The stated limits of a `-p NAME=VALUE`: its value's length, and how deeply JSON arrays and objects nest in it.
+PARAMETER_LIMIT = 64 * 1024
+PARAMETER_DEPTH = 32
+
+
 def _parameter(text: str) -> tuple[str, Any]:
     name, sep, raw = text.partition("=")
     if not sep or not name.isidentifier():
-        raise KitError(f"parameter {text!r} is not NAME=VALUE")
+        raise KitError(f"parameter {_clip(text, 60)!r} is not NAME=VALUE")
+    if len(raw) > PARAMETER_LIMIT:
+        raise KitError(f"parameter {name}: its value is longer than the limit of {PARAMETER_LIMIT // 1024} KiB")
     try:
         value = json.loads(raw)
     except json.JSONDecodeError:
         value = raw  # a bare word is a string
+    except RecursionError:
+        raise KitError(f"parameter {name}: nested more than {PARAMETER_DEPTH} levels deep") from None
+    except ValueError as exc:  # an integer longer than Python converts
+        raise KitError(f"parameter {name}: {' '.join(str(exc).split())[:200]}") from None
+    if _depth(value) > PARAMETER_DEPTH:
+        raise KitError(f"parameter {name}: nested more than {PARAMETER_DEPTH} levels deep")
     return name, value
+
+
+def _depth(value: Any) -> int:
+    """How deeply arrays and objects nest in a JSON value (0 for a scalar), without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth + 1)
+            if depth + 1 <= PARAMETER_DEPTH:
+                stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def _project(args: argparse.Namespace) -> Project:
@@ -386,10 +412,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     built = report_module.build_report(project, chapter, listing.runs)
     text = report_module.render_markdown(built) if args.format == "md" else report_module.render_json(built)
     if args.output:
-        try:
-            Path(args.output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise KitError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+        write_atomic(args.output, text)  # all or nothing: never an empty or truncated report
     else:
         _out(text, end="")
     return 0

@@ -44,6 +44,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from pinb.files import NotRegularFile
 from pinb.kit.evidence import UnreadableNotebook, load_notebook, outcomes_in
 from pinb.kit.fingerprint import sha256_file
 from pinb.kit.record import (
@@ -145,6 +146,8 @@ def _check_artifacts(folder: Path, record: RunRecord) -> set[str]:
             raise _Mismatch(f"{artifact.path} is a link")
         try:
             actual = sha256_file(target)
+        except NotRegularFile as exc:
+            raise _Mismatch(f"{artifact.path} is {exc.strerror}") from None
         except OSError:
             raise _Mismatch(f"{artifact.path} is missing") from None
         if actual != artifact.sha256:

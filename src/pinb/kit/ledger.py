@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pinb.errors import KitError
+from pinb.files import NOTEBOOK_LIMIT, FileError, read_text, write_atomic
 from pinb.kit.project import Project
 from pinb.kit.recorded import snapshot_path, snapshot_text
 from pinb.kit.report import build_report, render_json, render_markdown
@@ -72,15 +73,18 @@ def refresh(project: Project, *, force_reports: bool = False) -> list[Path]:
             continue
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
         except OSError as exc:
             raise KitError(f"cannot write {path}: {exc.strerror or exc}") from None
+        try:
+            write_atomic(path, text)  # a full disk leaves the old file whole, never a truncated one
+        except FileError as exc:
+            raise KitError(str(exc)) from None
         changed.append(path)
     return changed
 
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_text(path, limit=NOTEBOOK_LIMIT)
+    except FileError:
         return None

@@ -18,7 +18,6 @@ problem, until it is repaired or removed.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import secrets
@@ -32,6 +31,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from pinb.errors import KitError, UsageError
+from pinb.files import FileError, write_atomic
 from pinb.kit.claims import BACKEND_RE, CHAPTER_ID_RE, validate_chapter_id
 from pinb.kit.integrity import VerificationCache, check_run, record_problem, shared_notebooks
 from pinb.kit.record import (
@@ -439,14 +439,7 @@ def _pid_alive(pid: int) -> bool:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f"{TMP_PREFIX}{path.name}")
     try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise KitError(f"cannot write {path}: {exc.strerror or exc}") from None
+        write_atomic(path, text)
+    except FileError as exc:
+        raise KitError(str(exc)) from None

@@ -277,7 +277,7 @@ def _verdict(said: ClaimStatus, run_id: str, backend: str, current: bool) -> Bac
     )
 
 
-def _can_check(claim: Claim, backend: str) -> bool:
+def can_check(claim: Claim, backend: str) -> bool:
     return backend_family(backend) in claim.backends
 
 
@@ -339,13 +339,13 @@ def claim_status(
         return ClaimStatus(**base, status="UNRUN", run_id=None, backend=None, reason=claim.reason)
     runs = list(runs)
     evidence = chapter_evidence(project, chapter, runs) if evidence is None else evidence
-    own = [item for backend, item in evidence.items() if _can_check(claim, backend)]
+    own = [item for backend, item in evidence.items() if can_check(claim, backend)]
     current = current_backends(project)
     said = [(_said(claim, item), item) for item in own]
     verdicts = tuple(_verdict(status, run_id, item.backend, item.backend in current) for (status, run_id), item in said)
     deciding = [status for (status, _), item in said if item.backend in current and item.decides]
     if not deciding:
-        relevant = [run for run in runs if _can_check(claim, run.record.backend)]
+        relevant = [run for run in runs if can_check(claim, run.record.backend)]
         where = "a backend that can check it (" + ", ".join(claim.backends) + ")"
         attempts = [item for item in own if item.backend in current]
         return _without_verdict(project, chapter, claim, relevant, where, attempts).model_copy(
@@ -368,7 +368,7 @@ def backend_status(
     base = {"claim_id": claim.id, "chapter": claim.chapter, "kind": claim.kind}
     if claim.kind == "reported":
         return ClaimStatus(**base, status="UNRUN", run_id=None, backend=None, reason=claim.reason)
-    if not _can_check(claim, backend):
+    if not can_check(claim, backend):
         reason = f"{backend} cannot check it (it is checked on {', '.join(claim.backends)})"
         return ClaimStatus(**base, status="UNRUN", run_id=None, backend=backend, reason=reason)
     runs = list(runs)

@@ -24,6 +24,7 @@ import secrets
 import shlex
 import shutil
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -94,6 +95,15 @@ class Listing:
         return [run for run in self.runs if run.unreadable]
 
 
+def _always() -> bool:
+    return True
+
+
+#: Asked just before a run is moved into place: a `pinb verify` worker whose parent is gone says no (its run is
+#: abandoned, never committed).
+commit_allowed: Callable[[], bool] = _always
+
+
 class PendingRun:
     """A run being written: a temporary folder that `commit()` turns into `runs/<chapter>/<run-id>/`."""
 
@@ -108,6 +118,9 @@ class PendingRun:
             raise KitError(f"record {record.run_id}/{record.chapter} does not belong to {self.chapter}/{self.run_id}")
         _write_atomic(self.path / RECORD_FILE, record.model_dump_json(indent=2) + "\n")
         final = self.store.chapter_dir(self.chapter) / self.run_id
+        if not commit_allowed():
+            self.abandon()
+            raise KitError(f"run {self.run_id} not recorded: the pinb verify that started it has ended")
         for item in self.path.rglob("*"):
             if item.is_file():
                 item.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)

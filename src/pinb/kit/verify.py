@@ -8,6 +8,8 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import threading
+import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +20,7 @@ from tqdm import tqdm
 from pinb.backends import Backend
 from pinb.errors import KitError, PinbError
 from pinb.kit import environment
+from pinb.kit import store as run_store
 from pinb.kit._imports import skip_unused_schema_extras
 from pinb.kit.notebook import check_parameters, inspect_notebook
 from pinb.kit.project import ChapterLike, Project, default_parameters
@@ -213,10 +216,36 @@ def _run_sequential(
 _stopping: Any = None
 
 
-def _init_worker(stopping: Any) -> None:
+def _init_worker(stopping: Any, parent: int) -> None:
     global _stopping
     _stopping = stopping
     ignore_stop_signals()
+    run_store.commit_allowed = lambda: os.getppid() == parent
+    threading.Thread(target=_watch_parent, args=(parent,), name="pinb-watch-parent", daemon=True).start()
+
+
+#: How often a worker looks whether the `pinb verify` that started it is still there.
+_WATCH_INTERVAL = 0.2
+
+
+def _watch_parent(parent: int) -> None:
+    """A worker outlives its parent (killed with SIGKILL, say) by at most a moment: it kills what it started (the
+    kernel and the kernel's own children) and exits, committing nothing (`run_store.commit_allowed`)."""
+    while os.getppid() == parent:
+        time.sleep(_WATCH_INTERVAL)
+    _kill_descendants()
+    os._exit(1)
+
+
+def _kill_descendants() -> None:
+    try:
+        import psutil  # a dependency of ipykernel
+    except ImportError:
+        return
+    with contextlib.suppress(psutil.Error):
+        for child in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error, OSError):
+                os.killpg(child.pid, signal.SIGKILL) if os.getpgid(child.pid) == child.pid else child.kill()
 
 
 def _execute_in_worker(request: ExecutionRequest, runs_dir: str) -> StoredRun | str:
@@ -244,7 +273,7 @@ def _run_parallel(
         max_workers=min(jobs, len(requests), os.cpu_count() or jobs),
         mp_context=context,
         initializer=_init_worker,
-        initargs=(stopping,),
+        initargs=(stopping, os.getpid()),
     )
     pending: dict[Future[StoredRun | str], ExecutionRequest] = {
         pool.submit(_execute_in_worker, request, str(store.root)): request for request in requests

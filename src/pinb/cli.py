@@ -17,6 +17,7 @@ from typing import Any
 
 from pinb import __version__
 from pinb.errors import PinbError
+from pinb.files import process_folder
 
 #: Modules that expose ``add_commands(subparsers)``; each registers its subcommands with ``set_defaults(run=...)``
 #: where ``run(args) -> int`` returns the exit code.
@@ -87,6 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdout is None:  # started with its standard output closed
         print("pinb: error: standard output is closed", file=sys.stderr)
         return 2
+    process_folder()  # every temporary file of this command, and of what it starts, in one folder of its own
     stdout = sys.stdout
     sys.stdout = _Stdout(stdout)  # type: ignore[assignment]
     try:

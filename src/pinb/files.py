@@ -119,3 +119,64 @@ def _mode(path: Path) -> int:
 
 def _size(limit: int) -> str:
     return f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit // 1024} KiB"
+
+
+#: The prefix of the one temporary folder each pinb command owns: `pinb-<pid>-<random>`.
+PROCESS_FOLDER_PREFIX = "pinb-"
+_PROCESS_FOLDER: Path | None = None
+
+
+def process_folder() -> Path:
+    """This process's own temporary folder, made on first use (mode 700) under the system's, and made the place
+    of every temporary file and folder of this process (`tempfile`) and of the processes it starts (`TMPDIR`):
+    scenario projects, kernel connection files and sockets. It is removed when the process exits; folders that
+    processes killed outright left behind are removed by the next pinb command."""
+    global _PROCESS_FOLDER
+    if _PROCESS_FOLDER is not None and _PROCESS_FOLDER.is_dir():
+        return _PROCESS_FOLDER
+    import atexit
+    import tempfile
+
+    base = Path(tempfile.gettempdir())
+    _remove_abandoned(base)
+    folder = Path(tempfile.mkdtemp(prefix=f"{PROCESS_FOLDER_PREFIX}{os.getpid()}-", dir=base))
+    _PROCESS_FOLDER = folder
+    tempfile.tempdir = str(folder)
+    os.environ["TMPDIR"] = str(folder)
+    atexit.register(_remove_process_folder, folder, os.getpid())
+    return folder
+
+
+def _remove_process_folder(folder: Path, owner: int) -> None:
+    import shutil
+
+    if os.getpid() == owner:  # not from a forked child that inherited the handler
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _remove_abandoned(base: Path) -> None:
+    """Remove `pinb-<pid>-…` folders of this user whose process is gone."""
+    import shutil
+
+    with contextlib.suppress(OSError):
+        for entry in base.iterdir():
+            name = entry.name
+            if not name.startswith(PROCESS_FOLDER_PREFIX):
+                continue
+            pid = name[len(PROCESS_FOLDER_PREFIX) :].split("-", 1)[0]
+            if not pid.isdigit() or _alive(int(pid)):
+                continue
+            with contextlib.suppress(OSError):
+                info = entry.lstat()
+                if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():
+                    shutil.rmtree(entry, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -285,7 +285,7 @@ def _socket_folder() -> Iterator[Path | None]:
     if os.name != "posix":
         yield None
         return
-    folder = Path(tempfile.mkdtemp(prefix="pinb-"))
+    folder = Path(tempfile.mkdtemp(prefix="kernel-"))
     try:
         yield folder
     finally:

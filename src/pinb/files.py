@@ -164,7 +164,7 @@ def _remove_abandoned(base: Path) -> None:
             if not name.startswith(PROCESS_FOLDER_PREFIX):
                 continue
             pid = name[len(PROCESS_FOLDER_PREFIX) :].split("-", 1)[0]
-            if not pid.isdigit() or _alive(int(pid)):
+            if not pid.isdigit() or pid_alive(int(pid)):
                 continue
             with contextlib.suppress(OSError):
                 info = entry.lstat()
@@ -172,7 +172,8 @@ def _remove_abandoned(base: Path) -> None:
                     shutil.rmtree(entry, ignore_errors=True)
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process `pid` exists (one of another user's counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

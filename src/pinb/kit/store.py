@@ -32,7 +32,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from pinb.errors import KitError, UsageError
-from pinb.files import FileError, write_atomic
+from pinb.files import FileError, pid_alive, write_atomic
 from pinb.kit.claims import BACKEND_RE, CHAPTER_ID_RE, validate_chapter_id
 from pinb.kit.integrity import VerificationCache, check_run, record_problem, shared_notebooks
 from pinb.kit.record import (
@@ -418,7 +418,7 @@ def _writer(name: str) -> tuple[int, str | None] | None:
 def _writer_alive(name: str) -> bool:
     """Whether the process named in a temporary folder's name is still the one writing it."""
     writer = _writer(name)
-    if writer is None or not _pid_alive(writer[0]):
+    if writer is None or not pid_alive(writer[0]):
         return False
     if writer[1] is None:
         return False  # alive, but nothing says it is the writer: reported, never hidden for good
@@ -437,18 +437,8 @@ def _leftover(name: str) -> bool:
     if writer is None:
         return False  # not a name pinb gives: reported, left alone
     if writer[1] is None:
-        return not _pid_alive(writer[0])
+        return not pid_alive(writer[0])
     return not _writer_alive(name)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _write_atomic(path: Path, text: str) -> None:

@@ -14,12 +14,13 @@ catch ``Exception`` and turn it into data, and a run that ran out of time must e
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 __all__ = [
     "NODE_TIMEOUT_MAX_MS",
@@ -119,10 +120,18 @@ def hard_deadline(seconds: float) -> Iterator[None]:
                     return
                 state["fired"] = True
                 ctypes.pythonapi.PyThreadState_SetAsyncExc(target, ctypes.py_object(DeadlineExceeded))
-            time.sleep(0.05)  # again, until the work is over: a handler may have swallowed the first one
+            time.sleep(0.2)  # again, until the work is over: a handler or a finalizer may have swallowed it
+
+    previous_hook = sys.unraisablehook
+
+    def unraisable(info: Any) -> None:
+        # one that landed in a finalizer is dropped silently (the next one ends the work), never printed
+        if not isinstance(info.exc_value, DeadlineExceeded):
+            previous_hook(info)
 
     watchdog = threading.Timer(seconds, fire)
     watchdog.daemon = True
+    sys.unraisablehook = unraisable
     watchdog.start()
     try:
         yield
@@ -132,3 +141,4 @@ def hard_deadline(seconds: float) -> Iterator[None]:
             state["done"] = True
             if state["fired"]:  # one may be pending still, not yet delivered: withdraw it
                 ctypes.pythonapi.PyThreadState_SetAsyncExc(target, None)
+        sys.unraisablehook = previous_hook

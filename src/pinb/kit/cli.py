@@ -51,7 +51,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     _root(p)
     p.set_defaults(run=cmd_verify)
 
-    p = subparsers.add_parser("status", help="claim statuses from the run store")
+    p = subparsers.add_parser("status", help="claim statuses from the run store (exit 2 if a run record is unreadable)")
     p.add_argument("chapters", nargs="*", metavar="CHAPTER")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--summary", action="store_true", help="a short Markdown table: counts per chapter and backend")

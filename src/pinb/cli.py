@@ -21,7 +21,7 @@ from pinb.files import process_folder
 
 #: Modules that expose ``add_commands(subparsers)``; each registers its subcommands with ``set_defaults(run=...)``
 #: where ``run(args) -> int`` returns the exit code.
-COMMAND_MODULES = ("pinb.kit.cli", "pinb.scenario.cli", "pinb.testing.cli")
+COMMAND_MODULES = ("pinb.kit.cli", "pinb.scenario.cli", "pinb.scopes.cli", "pinb.testing.cli")
 #: The module that registers each top-level command, so a command imports only its own layer (``pinb scenario run``
 #: never loads the kit). A command not listed here, and ``pinb --help``, load every module of ``COMMAND_MODULES``.
 COMMAND_OWNERS = {
@@ -35,6 +35,7 @@ COMMAND_OWNERS = {
     "reference": "pinb.scenario.cli",
     "drift": "pinb.scenario.cli",
     "claims": "pinb.testing.cli",
+    "scopes": "pinb.scopes.cli",
 }
 
 

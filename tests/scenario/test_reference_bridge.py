@@ -15,12 +15,27 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_supported_versions() -> None:
-    assert reference.SUPPORTED_VERSIONS == ("1.6.0", "1.0.3")
+    assert reference.SUPPORTED_VERSIONS == ("1.6.0", "1.5.2", "1.5.0", "1.4.0", "1.3.0", "1.0.3")
+    assert reference.CORPUS_VERSIONS == ("1.6.0", "1.0.3")  # the corpus traces are recorded on these two
+
+
+def test_every_registry_release_from_1_0_3_is_pinned() -> None:
+    """The release matrix is the registry's releases from the one nearest the book's pin, as the scope facts (read
+    from the registry by `pinb scopes refresh --pi-version all`) list them; each has its lock file."""
+    from pinb.scopes.facts import load_all
+
+    registry = {facts.release.version for facts in load_all()}
+    assert registry == set(reference.SUPPORTED_VERSIONS)
+    for version in reference.SUPPORTED_VERSIONS:
+        assert (ROOT / "reference" / f"pi-{version}" / "package-lock.json").is_file()
 
 
 @pytest.mark.parametrize("call", [reference.install, reference.is_installed, reference.resolved_versions])
 def test_unknown_version_is_one_clear_error(call) -> None:
-    with pytest.raises(ReferenceError_, match=r"unknown Pi version '1\.0\.4': supported are 1\.6\.0, 1\.0\.3"):
+    with pytest.raises(
+        ReferenceError_,
+        match=r"unknown Pi version '1\.0\.4': supported are 1\.6\.0, 1\.5\.2, 1\.5\.0, 1\.4\.0, 1\.3\.0, 1\.0\.3",
+    ):
         call("1.0.4")
 
 

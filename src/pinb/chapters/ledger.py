@@ -51,6 +51,45 @@ class Section(BaseModel):
     title: str = Field(min_length=1)
 
 
+class DocumentationScope(BaseModel):
+    """A passage of the chapter that quotes or attributes a file of Pi's published package, checked in each release."""
+
+    model_config = _STRICT
+
+    file: str = Field(pattern=r"^[A-Za-z0-9_./-]+\.md$")
+    """The file inside the package, e.g. `docs/extensions.md` or `CHANGELOG.md`."""
+    quotes: tuple[str, ...] = ()
+    """Chapter text the chapter attributes to the file: each must be in it verbatim (after normalisation)."""
+    mentions: tuple[str, ...] = ()
+    """Words a passage of the file must all contain (e.g. a changelog entry a reason depends on)."""
+
+    @model_validator(mode="after")
+    def _what(self) -> DocumentationScope:
+        if not self.quotes and not self.mentions:
+            raise ValueError(f"a documentation scope of {self.file} names the quotes or the mentions it looks for")
+        return self
+
+
+class DeclarationsScope(BaseModel):
+    """A type of Pi's published `.d.ts` whose shape the chapter states: the fields it names, checked per release."""
+
+    model_config = _STRICT
+
+    symbol: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    """The exported interface or type alias, e.g. `ToolResultEvent`."""
+    fields: tuple[str, ...] = Field(min_length=1)
+    """The fields the chapter names, as it writes them (`images?` says the field is optional)."""
+
+
+class Scopes(BaseModel):
+    """What a claim is checked against besides behaviour: Pi's documents and its type declarations."""
+
+    model_config = _STRICT
+
+    documentation: tuple[DocumentationScope, ...] = ()
+    declarations: tuple[DeclarationsScope, ...] = ()
+
+
 class ClaimEntry(BaseModel):
     """One claim as the ledger states it."""
 
@@ -76,6 +115,14 @@ class ClaimEntry(BaseModel):
     faults: tuple[str, ...] = ()
     """Named faults of the stand-in (`pinb.testing.faults`) under which this claim's judge must not say OBSERVED;
     `pinb claims check-judges` runs them. Every runnable claim the stand-in can check names at least one."""
+    scopes: Scopes | None = None
+    """Evidence scopes besides behaviour (`pinb reference scopes` checks them in every release's tarball)."""
+    concern: str = ""
+    """The author's concern about the claim (the research brief's claim audit; "[author]" when empty)."""
+    priority: str = ""
+    """The author's priority for it."""
+    response: str = ""
+    """The response the author proposes."""
 
     @field_validator("id")
     @classmethod
@@ -239,4 +286,16 @@ def load_ledger(path: Path) -> Ledger:
     return parse_ledger(raw, str(path))
 
 
-__all__ = ["LEDGER_FILE", "ClaimEntry", "Ledger", "LedgerError", "Section", "TextSource", "load_ledger", "parse_ledger"]
+__all__ = [
+    "LEDGER_FILE",
+    "ClaimEntry",
+    "DeclarationsScope",
+    "DocumentationScope",
+    "Ledger",
+    "LedgerError",
+    "Scopes",
+    "Section",
+    "TextSource",
+    "load_ledger",
+    "parse_ledger",
+]

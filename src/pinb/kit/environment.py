@@ -75,9 +75,12 @@ def pi_installed(version: str) -> bool | None:
 def git_state(root: Path) -> tuple[str | None, bool | None]:
     """(commit, dirty) of the work tree at `root`; (None, None) outside git or without git.
 
-    The kit's own output (`runs/`, `reports/`) does not make the tree dirty: the second of two verify runs in a
-    row is on the same code as the first.
+    The kit's own output (`runs/`, `reports/`, the README's ledger table, the notebooks' recorded-verdict snapshots)
+    does not make the tree dirty: the second of two verify runs in a row is on the same code as the first.
     """
+    from pinb.kit.recorded import SNAPSHOT_CHECKOUT_DIR
+
+    excluded = (*_OUTPUT_DIRS, f":(exclude){SNAPSHOT_CHECKOUT_DIR.as_posix()}")
     try:
         commit = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=20, check=False
@@ -85,7 +88,7 @@ def git_state(root: Path) -> tuple[str | None, bool | None]:
         if commit.returncode != 0:
             return None, None
         status = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=normal", "--", ".", *_OUTPUT_DIRS],
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=normal", "--", ".", *excluded],
             capture_output=True,
             text=True,
             timeout=60,

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pinb.backends import PI_RELEASES
-from pinb.errors import UsageError
+from pinb.errors import ReferenceError_, UsageError
 from pinb.files import write_atomic
 from pinb.scenario.corpus import DEFAULT_PI_VERSION, corpus_dir
 from pinb.scenario.model import load_scenario
@@ -50,7 +50,13 @@ def add_commands(subparsers: Any) -> None:
     reference = subparsers.add_parser("reference", help="the real-Pi reference packages and recorded traces")
     ref_verbs = reference.add_subparsers(dest="reference_command", metavar="VERB", parser_class=type(reference))
     install = ref_verbs.add_parser("install", help="install one Pi package set (and Node 22 if needed)")
-    install.add_argument("--pi-version", default=DEFAULT_PI_VERSION, metavar="V")
+    install.add_argument(
+        "--pi-version",
+        default=DEFAULT_PI_VERSION,
+        metavar="V",
+        help=f"a Pi release (default {DEFAULT_PI_VERSION}), or 'all': every release of the matrix, oldest first, and "
+        "those installed before from a local source; a release that cannot be installed says why and the rest go on",
+    )
     install.add_argument(
         "--from",
         dest="source",
@@ -212,11 +218,42 @@ def cmd_conform(args: argparse.Namespace) -> int:
 def cmd_reference_install(args: argparse.Namespace) -> int:
     reference = _reference()
     source = getattr(args, "source", None)
+    if args.pi_version == "all":
+        if source is not None:
+            raise UsageError("--from installs one release: name it with --pi-version V")
+        return _install_all(reference)
     if source is None:
         check_version(args.pi_version)
     options = {"source": source} if source is not None else {}
     reference.install(args.pi_version, progress=lambda message: print(message, file=sys.stderr, flush=True), **options)
     return 0
+
+
+def _install_all(reference: Any) -> int:
+    """Every release, oldest first; one that cannot be installed is reported (its claims' UNRUN reason) and skipped."""
+
+    def say(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    pinned = [release.version for release in reversed(PI_RELEASES)]
+    versions = pinned + [v for v in reference.available_versions() if v not in pinned]
+    failed: list[str] = []
+    for version in versions:
+        try:
+            if version in pinned:
+                reference.install(version, progress=say)
+            else:
+                say(f"Pi {version}: installed from a local source before; kept ({reference.packages_dir(version)})")
+        except ReferenceError_ as exc:
+            failed.append(version)
+            say(f"Pi {version}: not installed: {exc}")
+    for version, note in reference.NO_APP_LAYER.items():
+        say(f"Pi {version}: UNRUN for layer app: {note}")
+    say(
+        f"{len(versions) - len(failed)} of {len(versions)} release(s) installed"
+        + (f"; failed: {', '.join(failed)}" if failed else "")
+    )
+    return 1 if failed else 0
 
 
 def cmd_reference_refresh(args: argparse.Namespace) -> int:

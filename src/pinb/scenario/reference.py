@@ -24,6 +24,8 @@ from pinb.backends import PI_RELEASES
 from pinb.errors import ReferenceError_
 
 SUPPORTED_VERSIONS: tuple[str, ...] = tuple(release.version for release in PI_RELEASES)
+#: The releases the corpus traces are recorded on (`pinb reference refresh`).
+CORPUS_VERSIONS: tuple[str, ...] = tuple(release.version for release in PI_RELEASES if release.corpus)
 APP_LAYER_VERSIONS: tuple[str, ...] = tuple(release.version for release in PI_RELEASES if "app" in release.layers)
 MIN_NODE = (22, 19, 0)
 NO_APP_LAYER = {release.version: release.note for release in PI_RELEASES if "app" not in release.layers}
@@ -354,7 +356,7 @@ def _compared(text: str) -> list[str]:
 def refresh(
     check: bool = False,
     *,
-    versions: tuple[str, ...] = SUPPORTED_VERSIONS,
+    versions: tuple[str, ...] = CORPUS_VERSIONS,
     folder: Path | None = None,
     progress: Progress | None = None,
     only: tuple[str, ...] = (),

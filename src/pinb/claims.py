@@ -22,7 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from pinb.backends import FAMILIES, LABEL_RE, Backend
-from pinb.errors import UsageError
+from pinb.errors import ExperimentFault, UsageError
 
 #: MIME type of a claim outcome display output; its data is `ClaimOutcome.model_dump(mode="json")`.
 CLAIM_MIME = "application/vnd.pinb.claim+json"
@@ -267,12 +267,17 @@ def checking(claim_id: str, *, backend: str | None = None) -> Iterator[ClaimChec
     - the block recorded nothing → `error`, "no outcome recorded".
 
     An exception inside the block is recorded, displayed and then swallowed so the notebook checks the next claim;
-    `KeyboardInterrupt` and other non-`Exception`s still propagate.
+    `KeyboardInterrupt` and other non-`Exception`s still propagate, and so does an `ExperimentFault` (a killed or
+    timed-out process) once its ERROR is recorded: a fault fails the run instead of standing as a result.
     """
     validate_claim_id(claim_id)
     handle = ClaimCheck(claim_id, backend)
     try:
         yield handle
+    except ExperimentFault as exc:
+        # Not a result about the claim: recorded as ERROR, and the run fails (findings of earlier runs stay).
+        handle.outcome = _record(claim_id, "error", f"{type(exc).__name__}: {exc}", _exception_detail(exc), backend)
+        raise
     except Exception as exc:
         handle.outcome = _record(claim_id, "error", f"{type(exc).__name__}: {exc}", _exception_detail(exc), backend)
         return

@@ -86,6 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if run is None:
         parser.print_help(sys.stderr)
         return 2
+    if getattr(args, "trust_extension_code", False):
+        os.environ["PINB_TRUST_EXTENSION_CODE"] = "1"  # notebook kernels started by this command inherit it
     if sys.stdout is None:  # started with its standard output closed
         print("pinb: error: standard output is closed", file=sys.stderr)
         return 2
@@ -103,7 +105,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("pinb: interrupted", file=sys.stderr)
         return 130
     finally:
+        _close_node_workers()
         sys.stdout = stdout
+
+
+def _close_node_workers() -> None:
+    """End the warm Node workers this command started (also done at exit; here so Ctrl-C ends them first)."""
+    workers = sys.modules.get("pinb.scenario.worker")
+    if workers is not None:
+        workers.close_workers()
 
 
 class StdoutError(PinbError):

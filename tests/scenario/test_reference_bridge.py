@@ -10,6 +10,7 @@ import pytest
 
 from pinb.errors import ReferenceError_
 from pinb.scenario import reference
+from pinb.scenario.confinement import Confinement
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,21 +48,26 @@ def test_app_layer_on_103_says_why_in_one_line() -> None:
     assert "@earendil-works/chord@^1.0.3 was not on the npm registry as of 2026-11-30" in message
 
 
+UNCONFINED = Confinement(node_permissions=False, network_namespace=None)
+
+
 def test_run_on_pi_reports_the_node_error_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reference, "is_installed", lambda version: True)
     monkeypatch.setattr(reference, "node_path", lambda: Path("node"))
+    monkeypatch.setattr(reference, "confinement", lambda: UNCONFINED)
 
     def fake_run(command, **kwargs):
         return subprocess.CompletedProcess(command, 1, "", "TypeError: boom\n    at main (runner.mjs:1:1)\n")
 
     monkeypatch.setattr(reference.subprocess, "run", fake_run)
     with pytest.raises(ReferenceError_, match=r"^Pi 1\.6\.0 failed on ch01-word-count\.json: TypeError: boom$"):
-        reference.run_on_pi(ROOT / "scenarios" / "ch01-word-count.json", "1.6.0")
+        reference.run_on_pi(ROOT / "scenarios" / "ch01-word-count.json", "1.6.0", warm=False)
 
 
 def test_run_on_pi_passes_the_pinned_package_folder(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reference, "is_installed", lambda version: True)
     monkeypatch.setattr(reference, "node_path", lambda: Path("node22"))
+    monkeypatch.setattr(reference, "confinement", lambda: UNCONFINED)
     seen = {}
 
     def fake_run(command, **kwargs):
@@ -69,7 +75,7 @@ def test_run_on_pi_passes_the_pinned_package_folder(monkeypatch: pytest.MonkeyPa
         return subprocess.CompletedProcess(command, 0, '{"seq":1}\n', "")
 
     monkeypatch.setattr(reference.subprocess, "run", fake_run)
-    assert reference.run_on_pi(ROOT / "scenarios" / "ch01-word-count.json", "1.0.3") == '{"seq":1}\n'
+    assert reference.run_on_pi(ROOT / "scenarios" / "ch01-word-count.json", "1.0.3", warm=False) == '{"seq":1}\n'
     node, runner, flag, packages, scenario = seen["command"]
     assert (node, Path(runner).name, flag, Path(packages).name) == ("node22", "runner.mjs", "--packages", "pi-1.0.3")
     assert Path(scenario).name == "ch01-word-count.json"

@@ -53,6 +53,12 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=_seconds, default=1800.0, metavar="S", help="per notebook (0: none)")
     p.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE", help="extra parameter")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--trust-extension-code",
+        action="store_true",
+        help="on --backend pi, run extension code and the book's programs even where this machine cannot confine "
+        "them (the run records it); where confinement is complete the flag changes nothing",
+    )
     _root(p)
     p.set_defaults(run=cmd_verify)
 

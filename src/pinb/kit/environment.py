@@ -133,7 +133,23 @@ def pi_environment(version: str) -> tuple[str | None, dict[str, str], tuple[str,
         packages = {str(k): str(v) for k, v in dict(reference.resolved_versions(version)).items()}
     except Exception as exc:
         notes.append(f"Pi package versions unknown: {exc}")
+    notes += _confinement_notes(reference)
     return node, packages, tuple(notes)
+
+
+def _confinement_notes(reference: object) -> list[str]:
+    """What Node ran under in this run (``pinb.scenario.confinement``), and whether code ran trusted unconfined."""
+    if not hasattr(reference, "confinement"):  # a bridge that does not say is not second-guessed
+        return []
+    try:
+        used = reference.confinement()
+        trusted = reference.extension_code_trusted()  # type: ignore[attr-defined]
+    except Exception as exc:
+        return [f"confinement unknown: {exc}"]
+    notes = [f"confinement: {used.describe()}"]
+    if trusted and not used.complete:
+        notes.append("--trust-extension-code: extension and book code could run unconfined")
+    return notes
 
 
 def ipykernel_on_this_interpreter(argv: list[str]) -> list[str]:

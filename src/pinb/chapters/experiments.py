@@ -23,6 +23,7 @@ from pinb.chapters.display import Shown, code, table_html
 from pinb.chapters.experiment_view import ExperimentView, code_view, scenarios_view
 from pinb.chapters.ledger import ClaimEntry
 from pinb.chapters.registry import claim_spec, claim_specs, experiment_for
+from pinb.chapters.registry import folder as chapter_folder
 from pinb.scenario.trace import dumps_jsonl
 
 Trace = list[dict[str, Any]]
@@ -273,12 +274,13 @@ class ChapterRun:
         """Run the book's program (once per notebook) on this Pi version and judge the run."""
         import asyncio
 
-        from pinb.chapters.book import TEXT_UNAVAILABLE
+        from pinb.chapters.book import unavailable
         from pinb.claims import checking
         from pinb.scenario import reference
 
         if experiment.example not in self._book_runs and experiment.program() is None:
-            return self._unrun(observation, f"{TEXT_UNAVAILABLE}; the book's program is read from it")
+            reason = f"{unavailable(chapter_folder(self.chapter_id).ledger)}; the book's program is read from it"
+            return self._unrun(observation, reason)
         with checking(observation.claim_id, backend=self.label) as check:
             run = self._book_runs.get(experiment.example)
             if run is None:

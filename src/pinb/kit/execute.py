@@ -278,6 +278,10 @@ def _tracking_kernel_manager(
     return TrackingKernelManager
 
 
+#: Socket paths are limited to about 100 bytes; the kernel adds `/k0-<port>` and more to its folder's path.
+_SOCKET_FOLDER_MAX = 70
+
+
 @contextmanager
 def _socket_folder() -> Iterator[Path | None]:
     """A private folder for the kernel's Unix sockets (short: socket paths are limited to about 100 bytes), or
@@ -285,7 +289,10 @@ def _socket_folder() -> Iterator[Path | None]:
     if os.name != "posix":
         yield None
         return
-    folder = Path(tempfile.mkdtemp(prefix="kernel-"))
+    folder = Path(tempfile.mkdtemp(prefix="kernel-"))  # in this command's own temporary folder
+    if len(str(folder)) > _SOCKET_FOLDER_MAX and Path("/tmp").is_dir():  # too long for a socket path: a short one
+        folder.rmdir()
+        folder = Path(tempfile.mkdtemp(prefix="pinb-kernel-", dir="/tmp"))
     try:
         yield folder
     finally:

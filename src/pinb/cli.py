@@ -8,13 +8,16 @@ only builds the parser and maps errors to exit codes: 0 ok, 1 a finding (claim c
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from pinb import __version__
 from pinb.errors import PinbError
+from pinb.files import process_folder
 
 #: Modules that expose ``add_commands(subparsers)``; each registers its subcommands with ``set_defaults(run=...)``
 #: where ``run(args) -> int`` returns the exit code.
@@ -85,8 +88,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if getattr(args, "trust_extension_code", False):
         os.environ["PINB_TRUST_EXTENSION_CODE"] = "1"  # notebook kernels started by this command inherit it
+    if sys.stdout is None:  # started with its standard output closed
+        print("pinb: error: standard output is closed", file=sys.stderr)
+        return 2
+    process_folder()  # every temporary file of this command, and of what it starts, in one folder of its own
+    stdout = sys.stdout
+    sys.stdout = _Stdout(stdout)  # type: ignore[assignment]
     try:
-        return int(run(args))
+        code = int(run(args))
+        sys.stdout.flush()
+        return code
     except PinbError as exc:
         print(f"pinb: error: {exc}", file=sys.stderr)
         return 2
@@ -95,6 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     finally:
         _close_node_workers()
+        sys.stdout = stdout
 
 
 def _close_node_workers() -> None:
@@ -102,6 +114,38 @@ def _close_node_workers() -> None:
     workers = sys.modules.get("pinb.scenario.worker")
     if workers is not None:
         workers.close_workers()
+
+
+class StdoutError(PinbError):
+    """Standard output cannot be written (a full disk, a closed or broken descriptor)."""
+
+
+class _Stdout:
+    """Standard output whose write failures end the command in one line (exit 2) instead of a traceback; a reader
+    that stops early (`BrokenPipeError`) is left to the commands, for which it is no error."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._guard(lambda: self._stream.write(text))
+
+    def flush(self) -> None:
+        self._guard(self._stream.flush)
+
+    def _guard(self, action: Any) -> Any:
+        try:
+            return action()
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as exc:
+            # from now on the interpreter's own flush at exit writes to the null device, never fails again
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+            raise StdoutError(f"cannot write to standard output: {getattr(exc, 'strerror', None) or exc}") from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 if __name__ == "__main__":

@@ -60,7 +60,7 @@ def test_an_edited_quote_makes_that_chapter_stale_and_is_named(book: Path, tmp_p
     project = Project(root=REPO, chapters=registry.chapters())
     runs = {
         chapter_id: SimpleNamespace(
-            record=SimpleNamespace(backend="standin", inputs=project.current_inputs(c, "standin"))
+            record=SimpleNamespace(backend="standin", inputs=project.current_inputs(c, "standin")), unreadable=False
         )
         for chapter_id, c in project.chapters.items()
     }

@@ -154,3 +154,25 @@ def record_run(project: Project) -> RecordRun:
         return pending.commit(record)
 
     return make
+
+
+def recorded_template(root: Path, *batches: tuple[str, ...]) -> Path:
+    """A project at `root` with the kit's notebooks, each batch of chapters verified once by a real kernel."""
+    from pinb.kit.verify import VerifyOptions, verify
+
+    shutil.copytree(NOTEBOOKS, root / "notebooks")
+    project = Project(root=root, chapters=chapters())
+    for batch in batches:
+        options = VerifyOptions(chapters=batch, progress=False, force=True, command="pinb verify")
+        for item in verify(project, options).results:
+            assert item.run is not None and item.run.record.status == "completed", item.error
+    return root
+
+
+def project_copy(template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
+    """A copy of `template` that `pinb` commands in this process find (`PINB_ROOT`, `PINB_REGISTRY`)."""
+    root = tmp_path / "project"
+    shutil.copytree(template, root)
+    monkeypatch.setenv("PINB_REGISTRY", REGISTRY)
+    monkeypatch.setenv("PINB_ROOT", str(root))
+    return Project(root=root, chapters=chapters())

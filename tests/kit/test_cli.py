@@ -181,9 +181,12 @@ def test_status_survives_a_corrupt_store(pinb, project: Project, record_run: Rec
     junk.mkdir()
     (junk / "run.json").write_text("[]")
     code, out, err = pinb("status")
-    assert code == 0
-    assert err.startswith(f"pinb: warning: {junk / 'run.json'}: corrupt run record")
-    assert out.splitlines()[1].split()[:2] == ["OBSERVED", "kt-01.math.adds"]
+    # the table is still printed, but the unreadable record is an error: nothing says it was not the latest run
+    assert code == 2
+    problem = f"the run record {junk / 'run.json'} is unreadable: corrupt: record: Input should be an object"
+    assert err.startswith(f"pinb: error: {problem}\n")
+    assert out.splitlines()[1].split()[:2] == ["ERROR", "kt-01.math.adds"]
+    assert problem[:60] in out
 
 
 def test_runs_list_show_check(pinb, project: Project, record_run: RecordRun) -> None:

@@ -77,7 +77,7 @@ def test_corrupt_and_foreign_entries_are_named_and_skipped(project: Project, rec
 
     listing = project.store.list()
     assert [run.record.run_id for run in listing.runs if run.verified] == [good.record.run_id]
-    (copy,) = [run for run in listing.runs if not run.verified]
+    (copy,) = [run for run in listing.runs if not run.verified and not run.unreadable]
     assert copy.record.run_id == "20261130T000000Z-dddddd"
     assert copy.problem == (
         "record does not match its notebook: it is in folder 20261130T000000Z-dddddd but its record names run "
@@ -87,13 +87,24 @@ def test_corrupt_and_foreign_entries_are_named_and_skipped(project: Project, rec
     assert problems.keys() == {
         "notes.txt",
         "kt-01-chapter/scratch",
-        "kt-01-chapter/20261130T000000Z-aaaaaa/run.json",
         "kt-01-chapter/.tmp-20261130T000000Z-bbbbbb-999999999",
-        f"kt-01-chapter/{bad.record.run_id}/run.json",
-        f"kt-02-chapter/{invalid.record.run_id}/run.json",
     }
-    assert problems[f"kt-01-chapter/{bad.record.run_id}/run.json"].startswith("corrupt run record")
-    assert "status" in problems[f"kt-02-chapter/{invalid.record.run_id}/run.json"]
+    # an unreadable record is never skipped quietly: it is a run whose verdicts are ERROR, naming file and problem
+    unreadable = {run.path.relative_to(runs).as_posix(): run for run in listing.unreadable}
+    assert unreadable.keys() == {
+        "kt-01-chapter/20261130T000000Z-aaaaaa",
+        f"kt-01-chapter/{bad.record.run_id}",
+        f"kt-02-chapter/{invalid.record.run_id}",
+    }
+    empty = unreadable["kt-01-chapter/20261130T000000Z-aaaaaa"]
+    assert empty.problem == f"the run record {empty.path / RECORD_FILE} is unreadable: missing"
+    assert empty.record.backend == ""
+    assert unreadable[f"kt-01-chapter/{bad.record.run_id}"].problem.endswith(
+        "corrupt: record: Invalid JSON: key must be a string at line 1 column 3"
+    )
+    assert unreadable[f"kt-01-chapter/{bad.record.run_id}"].record.backend == "standin"  # from its notebook
+    assert "status" in unreadable[f"kt-02-chapter/{invalid.record.run_id}"].problem
+    assert unreadable[f"kt-02-chapter/{invalid.record.run_id}"].record.backend == "standin"  # from its text
     assert project.store.get(good.record.run_id).record == good.record
     with pytest.raises(KitError, match="no readable run"):
         project.store.get(bad.record.run_id)

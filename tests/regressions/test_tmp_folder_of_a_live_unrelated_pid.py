@@ -35,7 +35,8 @@ def test_a_live_pid_that_did_not_write_the_folder_does_not_hide_it(tmp_path: Pat
     problems = {problem.path.name: problem.problem for problem in store.list().problems}
     assert sorted(problems) == sorted([reused.name, older.name, dead.name])
     assert f"rm -r {older}" in problems[older.name]
-    assert "pinb verify kt-01-chapter" in problems[older.name]
+    assert "pinb runs prune" not in problems[older.name]  # prune leaves it: the message names what removes it
+    assert "`pinb runs prune` removes it" in problems[dead.name]
 
     pending = store.begin("kt-01-chapter")  # the next writer removes what certainly has no writer left
     assert not reused.exists() and not dead.exists()

@@ -14,14 +14,24 @@ catch ``Exception`` and turn it into data, and a run that ran out of time must e
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
-__all__ = ["NODE_TIMEOUT_MAX_MS", "TimeLimit", "TimeLimitExceeded", "remaining", "time_limit", "timer_seconds"]
+__all__ = [
+    "NODE_TIMEOUT_MAX_MS",
+    "DeadlineExceeded",
+    "TimeLimit",
+    "TimeLimitExceeded",
+    "hard_deadline",
+    "remaining",
+    "time_limit",
+    "timer_seconds",
+]
 
 NODE_TIMEOUT_MAX_MS: Final = 2**31 - 1
 
@@ -81,3 +91,54 @@ def time_limit(seconds: float) -> Iterator[TimeLimit]:
         yield limit
     finally:
         _LIMIT.reset(token)
+
+
+class DeadlineExceeded(BaseException):
+    """Raised into a thread whose `hard_deadline` passed (a `BaseException`, for the reason above)."""
+
+
+@contextmanager
+def hard_deadline(seconds: float) -> Iterator[None]:
+    """End the work done in this thread inside after `seconds`, even work that never yields and never asks
+    `remaining()` (a loop over 200,000 scripted responses): a watchdog thread raises `DeadlineExceeded` into this
+    thread, which Python delivers between two bytecodes. Work inside one long C call ends when the call returns.
+
+    For synchronous callers (the command line): inside an event loop that others share (Jupyter) the exception
+    could land in their code, so `arun_on_standin` keeps to `time_limit` there.
+    """
+    import ctypes
+    import threading
+
+    target = ctypes.c_ulong(threading.get_ident())
+    lock = threading.Lock()
+    state = {"done": False, "fired": False}
+
+    def fire() -> None:
+        while True:
+            with lock:
+                if state["done"]:
+                    return
+                state["fired"] = True
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(target, ctypes.py_object(DeadlineExceeded))
+            time.sleep(0.2)  # again, until the work is over: a handler or a finalizer may have swallowed it
+
+    previous_hook = sys.unraisablehook
+
+    def unraisable(info: Any) -> None:
+        # one that landed in a finalizer is dropped silently (the next one ends the work), never printed
+        if not isinstance(info.exc_value, DeadlineExceeded):
+            previous_hook(info)
+
+    watchdog = threading.Timer(seconds, fire)
+    watchdog.daemon = True
+    sys.unraisablehook = unraisable
+    watchdog.start()
+    try:
+        yield
+    finally:
+        watchdog.cancel()
+        with lock:
+            state["done"] = True
+            if state["fired"]:  # one may be pending still, not yet delivered: withdraw it
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(target, None)
+        sys.unraisablehook = previous_hook

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pinb.chapters.ledger import Ledger, TextSource
 from pinb.errors import UsageError
+from pinb.files import CHAPTER_TEXT_LIMIT, FileError, read_text
 from pinb.fingerprints import normalise
 
 BOOK_ENV = "PINB_BOOK"
@@ -98,8 +99,8 @@ def chapter_text(ledger: Ledger, root: Path | None = None) -> ChapterText | None
     parts = []
     for source in (ledger.text, *ledger.also_quoted_from):
         try:
-            parts.append(cut((folder / source.file).read_text(encoding="utf-8"), source))
-        except (OSError, UnicodeDecodeError):
+            parts.append(cut(read_text(folder / source.file, limit=CHAPTER_TEXT_LIMIT, what="chapter text"), source))
+        except FileError:  # not there, not a regular file, too large, not UTF-8: not available
             return None
     return ChapterText(folder / ledger.text.file, "\n\n".join(parts))
 

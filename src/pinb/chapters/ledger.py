@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from pinb.claims import Chapter, Claim, validate_chapter_id, validate_claim_id
 from pinb.errors import UsageError
+from pinb.files import FileError, read_text
 
 LEDGER_FILE = "ledger.yaml"
 BackendFamily = Literal["standin", "pi"]
@@ -295,11 +296,16 @@ def parse_ledger(raw: Any, source: str) -> Ledger:
         raise LedgerError(f"{source}: {_where(raw, tuple(first['loc']))}: {message}{more}") from None
 
 
+#: A chapter's ledger is a few hundred lines; anything this large is not one.
+LEDGER_LIMIT = 4 * 1024 * 1024
+
+
 def load_ledger(path: Path) -> Ledger:
     try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except OSError as exc:
-        raise LedgerError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        text = read_text(path, limit=LEDGER_LIMIT, what="ledger")
+        raw = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except FileError as exc:
+        raise LedgerError(str(exc)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""

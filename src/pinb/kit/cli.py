@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pinb.errors import KitError
+from pinb.files import write_atomic
 from pinb.kit import report as report_module
 from pinb.kit.claims import VERDICT, VERDICTS
 from pinb.kit.fingerprint import fingerprint_file
@@ -61,7 +62,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     _root(p)
     p.set_defaults(run=cmd_verify)
 
-    p = subparsers.add_parser("status", help="claim statuses from the run store")
+    p = subparsers.add_parser("status", help="claim statuses from the run store (exit 2 if a run record is unreadable)")
     p.add_argument("chapters", nargs="*", metavar="CHAPTER")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--summary", action="store_true", help="a short Markdown table: counts per chapter and backend")
@@ -171,15 +172,40 @@ def _seconds(text: str) -> float | None:
     return value or None
 
 
+#: The stated limits of a `-p NAME=VALUE`: its value's length, and how deeply JSON arrays and objects nest in it.
+PARAMETER_LIMIT = 64 * 1024
+PARAMETER_DEPTH = 32
+
+
 def _parameter(text: str) -> tuple[str, Any]:
     name, sep, raw = text.partition("=")
     if not sep or not name.isidentifier():
-        raise KitError(f"parameter {text!r} is not NAME=VALUE")
+        raise KitError(f"parameter {_clip(text, 60)!r} is not NAME=VALUE")
+    if len(raw) > PARAMETER_LIMIT:
+        raise KitError(f"parameter {name}: its value is longer than the limit of {PARAMETER_LIMIT // 1024} KiB")
     try:
         value = json.loads(raw)
     except json.JSONDecodeError:
         value = raw  # a bare word is a string
+    except RecursionError:
+        raise KitError(f"parameter {name}: nested more than {PARAMETER_DEPTH} levels deep") from None
+    except ValueError as exc:  # an integer longer than Python converts
+        raise KitError(f"parameter {name}: {' '.join(str(exc).split())[:200]}") from None
+    if _depth(value) > PARAMETER_DEPTH:
+        raise KitError(f"parameter {name}: nested more than {PARAMETER_DEPTH} levels deep")
     return name, value
+
+
+def _depth(value: Any) -> int:
+    """How deeply arrays and objects nest in a JSON value (0 for a scalar), without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth + 1)
+            if depth + 1 <= PARAMETER_DEPTH:
+                stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def _project(args: argparse.Namespace) -> Project:
@@ -208,8 +234,12 @@ def _out(text: str, end: str = "\n") -> None:
 
 
 def _warn(problems: list[StoreProblem], runs: Sequence[StoredRun] = ()) -> None:
-    """Store problems, then every run not counted because its record does not match its evidence."""
-    problems = [*problems, *(StoreProblem(run.path, run.problem) for run in runs if run.problem)]
+    """Unreadable records (errors), store problems, then every run not counted because its record does not match
+    its evidence."""
+    for run in runs:
+        if run.unreadable:
+            print(f"pinb: error: {run.problem}", file=sys.stderr)
+    problems = [*problems, *(StoreProblem(run.path, run.problem) for run in runs if run.problem and not run.unreadable)]
     for problem in problems:
         print(f"pinb: warning: {problem}", file=sys.stderr)
 
@@ -246,6 +276,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"pinb: {line}", file=sys.stderr)
     for note in _text_notes(project.select(list(args.chapters))):
         print(f"pinb: warning: {note}", file=sys.stderr)
+    if result.ledger_error:
+        print(f"pinb: error: {result.ledger_error}", file=sys.stderr)
+        return 2
     return verify_exit_code(result, rows)
 
 
@@ -385,7 +418,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     statuses = [status for chapter in chapters for status in chapter_statuses(project, chapter, listing.runs, backend)]
     notes = _text_notes(chapters)
     if args.matrix or args.from_version or args.to_version:
-        return _matrix(args, chapters, statuses)
+        code = _matrix(args, chapters, statuses)
+        return 2 if listing.unreadable else code
     if args.json:
         document: dict[str, Any] = {"claims": [status.contract() for status in statuses]}
         texts = {chapter.id: note for chapter in chapters if (note := getattr(chapter, "text_note", ""))}
@@ -400,7 +434,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             _out(f"note: {note}")
         for note in _environment_notes(project, chapters, listing.runs, backend):
             _out(f"note: {note}")
-    return 0
+    return 2 if listing.unreadable else 0
 
 
 def _matrix(args: argparse.Namespace, chapters: list[ChapterLike], statuses: list[ClaimStatus]) -> int:
@@ -501,10 +535,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     else:
         text = report_module.render_markdown(built) if args.format == "md" else report_module.render_json(built)
     if args.output:
-        try:
-            Path(args.output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise KitError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+        write_atomic(args.output, text)  # all or nothing: never an empty or truncated report
     else:
         _out(text, end="")
     return 0
@@ -517,6 +548,11 @@ def _report_all(project: Project, args: argparse.Namespace) -> int:
         raise KitError("--all writes every chapter's reports in both formats: give no CHAPTER, -o or --format")
     listing = project.store.list()
     _warn(listing.problems, listing.runs)
+    if listing.unreadable:
+        raise KitError(
+            f"{len(listing.unreadable)} run record(s) cannot be read (above): the ledger is not rewritten from a "
+            "store that may be missing findings; repair them or remove them with `pinb runs rm`"
+        )
     if args.check:
         stale = ledger.stale(project)
         for path in stale:
@@ -546,7 +582,8 @@ def cmd_runs_list(args: argparse.Namespace) -> int:
             counts[VERDICT[outcome.outcome]] = counts.get(VERDICT[outcome.outcome], 0) + 1
         summary = ", ".join(f"{counts[name]} {name}" for name in VERDICTS if name in counts) or "none"
         state = f"{record.status} (not counted)" if run.problem else record.status
-        lines.append((record.run_id, record.chapter, record.backend, state, summary, record.started_at))
+        state = "unreadable (not counted)" if run.unreadable else state
+        lines.append((record.run_id, record.chapter, record.backend or "?", state, summary, record.started_at))
     widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
     _out("\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in lines))
     return 0

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from pinb.files import NOTEBOOK_LIMIT, FileError, read_bytes
 from pinb.kit.claims import CLAIM_MIME, ClaimOutcome
 from pinb.kit.record import MALFORMED_OUTPUT, UNREADABLE_NOTEBOOK
 
@@ -23,8 +24,10 @@ class UnreadableNotebook(Exception):
 
 def load_notebook(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        data = json.loads(read_bytes(path, limit=NOTEBOOK_LIMIT, what="executed notebook").decode("utf-8"))
+    except FileError as exc:
+        raise UnreadableNotebook(str(exc)) from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise UnreadableNotebook(_one_line(exc)) from None
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise UnreadableNotebook("no 'cells' list")

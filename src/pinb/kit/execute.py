@@ -37,12 +37,15 @@ from pinb.kit.fingerprint import sha256_file
 from pinb.kit.notebook import check_parameters, inspect_notebook, read_notebook
 from pinb.kit.record import (
     EXECUTED_NOTEBOOK,
+    SEAL_KEY,
+    SEALED_SCHEMA,
     Artifact,
     Environment,
     Inputs,
     NotebookRef,
     RunRecord,
     RunStatus,
+    seal,
     utc_now,
 )
 from pinb.kit.stop import StopRequest, redeliver, stop_requests
@@ -122,6 +125,7 @@ def _execute_and_record(
             _write_source_copy(request.notebook, output)
         claims, warnings = collect_outcomes(output, request.backend, request.known_claims)
         record = RunRecord(
+            schema_version=SEALED_SCHEMA,
             run_id=pending.run_id,
             chapter=request.chapter,
             notebook=NotebookRef(path=request.notebook_ref, sha256=notebook_sha256),
@@ -134,11 +138,12 @@ def _execute_and_record(
             failure=failure,
             environment=request.environment,
             claims=claims,
-            artifacts=_artifacts(pending.path),
+            artifacts=_artifacts(pending.path, with_notebook=False),
             inputs=request.inputs,
             warnings=warnings,
         )
-        return pending.commit(record)
+        _seal_notebook(output, record)
+        return pending.commit(record.model_copy(update={"artifacts": _artifacts(pending.path)}))
     except BaseException:
         pending.abandon()
         raise
@@ -273,6 +278,10 @@ def _tracking_kernel_manager(
     return TrackingKernelManager
 
 
+#: Socket paths are limited to about 100 bytes; the kernel adds `/k0-<port>` and more to its folder's path.
+_SOCKET_FOLDER_MAX = 70
+
+
 @contextmanager
 def _socket_folder() -> Iterator[Path | None]:
     """A private folder for the kernel's Unix sockets (short: socket paths are limited to about 100 bytes), or
@@ -280,7 +289,10 @@ def _socket_folder() -> Iterator[Path | None]:
     if os.name != "posix":
         yield None
         return
-    folder = Path(tempfile.mkdtemp(prefix="pinb-"))
+    folder = Path(tempfile.mkdtemp(prefix="kernel-"))  # in this command's own temporary folder
+    if len(str(folder)) > _SOCKET_FOLDER_MAX and Path("/tmp").is_dir():  # too long for a socket path: a short one
+        folder.rmdir()
+        folder = Path(tempfile.mkdtemp(prefix="pinb-kernel-", dir="/tmp"))
     try:
         yield folder
     finally:
@@ -330,8 +342,27 @@ def collect_outcomes(
     return notebook_outcomes(executed, backend, known_claims)
 
 
-def _artifacts(run_dir: Path) -> tuple[Artifact, ...]:
-    found = [Artifact(path=EXECUTED_NOTEBOOK, sha256=sha256_file(run_dir / EXECUTED_NOTEBOOK), kind="notebook")]
+def _seal_notebook(output: Path, record: RunRecord) -> None:
+    """Write the record's fields into the executed notebook (`pinb.kit.record.seal`), where its hash covers them:
+    a record edited afterwards no longer matches its notebook. A notebook that is not JSON stays as it is (the
+    record then says it could not be read, and claims nothing from it)."""
+    try:
+        nb = json.loads(output.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return
+    if not isinstance(nb, dict):
+        return
+    metadata = nb.setdefault("metadata", {})
+    if isinstance(metadata, dict):
+        metadata[SEAL_KEY] = seal(record)
+        # the layout nbformat writes (papermill's own)
+        output.write_text(json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _artifacts(run_dir: Path, *, with_notebook: bool = True) -> tuple[Artifact, ...]:
+    found = []
+    if with_notebook:
+        found.append(Artifact(path=EXECUTED_NOTEBOOK, sha256=sha256_file(run_dir / EXECUTED_NOTEBOOK), kind="notebook"))
     if (run_dir / KERNEL_LOG).is_file():
         found.append(Artifact(path=KERNEL_LOG, sha256=sha256_file(run_dir / KERNEL_LOG), kind="file"))
     extra = run_dir / ARTIFACTS_DIR

@@ -13,25 +13,22 @@ import hashlib
 from pathlib import Path
 
 from pinb.errors import KitError
+from pinb.files import CHAPTER_TEXT_LIMIT, FileError, open_regular, read_text
 from pinb.fingerprints import NORMALISATION_VERSION, fingerprint_text, normalise
 
 
 def fingerprint_file(path: str | Path) -> str:
-    path = Path(path)
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise KitError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise KitError(f"{path} is not UTF-8 text (byte {exc.start})") from None
+        text = read_text(path, limit=CHAPTER_TEXT_LIMIT, what="chapter text")
+    except FileError as exc:
+        raise KitError(str(exc)) from None
     return fingerprint_text(text)
 
 
 def sha256_file(path: str | Path) -> str:
+    """The file's sha256; `NotRegularFile` (an `OSError`) for anything but a regular file."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         for block in iter(lambda: handle.read(1 << 16), b""):
             digest.update(block)
     return digest.hexdigest()

@@ -7,14 +7,24 @@ A run counts only when all of these hold:
   sha256; nothing else is in the folder (besides `run.json`);
 - the claim outcomes in `run.json` are exactly those the executed notebook emitted (its pinb outputs are the
   evidence; the record is an index of them), and so are the warnings saying some outputs could not be read;
+- every other field of the record (status, failure, times, command, parameters, backend, environment, inputs
+  with the chapter text fingerprint and pinb's code fingerprint) is the one the kit sealed into the executed
+  notebook's metadata (`metadata.pinb_seal`) when it recorded the run, and so is the list of the other artefacts;
+- the record's times are UTC instants as the kit writes them (`2026-12-01T17:24:47.779Z`), the finish not before
+  the start and not in the future;
 - the notebook's execution metadata agrees with the record: it was written for this run (the output path papermill
   recorded names this run's folder), inside the record's start and finish times, with the record's parameters,
   on the Python version the record names, and a `completed` record's notebook records no exception;
 - no other run has the same executed notebook (a copied run).
 
-A run's verdict is cached in `<runs>/.verified.json`, keyed by the size, modification time, change time and inode
-of every file in its folder: any edit, copy or added file changes the change time (which no tool sets back), so
-the cache only saves re-reading runs nothing touched since they were last verified.
+Records written before the seal (`schema_version` 1) are checked on what their notebook does carry: everything
+above but the seal, and a notebook that ran every cell without an exception must have a `completed` record. Their
+chapter text and code fingerprints, command and environment (Python aside) cannot be recomputed.
+
+A run's verdict is cached in `<runs>/.verified.json`, keyed by a digest of the bytes of every file in its folder
+and authenticated with a key kept outside the project (`verification_key`): an entry that another key wrote, or
+that was added by hand, vouches for nothing. The cache only saves re-reading a notebook already verified; deleting
+it changes no answer. The time checks depend on the clock and are made every time, outside the cache.
 
 This catches edits and accidents. It is not a signature: someone who rewrites the notebook's metadata and
 recomputes every hash can forge a record, and only the project's history (git) shows it.
@@ -24,19 +34,30 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import json
 import os
 import re
-import stat
-import time
+import secrets
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from pinb.files import NotRegularFile
 from pinb.kit.evidence import UnreadableNotebook, load_notebook, outcomes_in
 from pinb.kit.fingerprint import sha256_file
-from pinb.kit.record import EXECUTED_NOTEBOOK, MALFORMED_OUTPUT, RECORD_FILE, UNREADABLE_NOTEBOOK, RunRecord
+from pinb.kit.record import (
+    EXECUTED_NOTEBOOK,
+    MALFORMED_OUTPUT,
+    RECORD_FILE,
+    SEAL_KEY,
+    SEALED_SCHEMA,
+    UNREADABLE_NOTEBOOK,
+    RunRecord,
+    sealed_artifacts,
+    sealed_fields,
+)
 
 #: The start of every reason a run is not counted.
 MISMATCH = "record does not match its notebook"
@@ -45,6 +66,10 @@ _ARTIFACTS_PARAMETER = "artifacts_dir"
 #: Clock slack between the kit's timestamps and papermill's.
 _SLACK = timedelta(seconds=5)
 _RUN_ID_IN_PATH = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{6}")
+#: The one form the kit writes its times in: a UTC instant, `Z`, never an offset (a string sorts as its instant).
+_UTC_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$")
+#: How far a record's finish may lie ahead of this machine's clock (another machine's clock may run ahead).
+_FUTURE_SLACK = timedelta(minutes=5)
 
 
 class _Mismatch(Exception):
@@ -57,6 +82,23 @@ def check_run(folder: Path, record: RunRecord) -> str | None:
         _check(folder, record)
     except _Mismatch as exc:
         return f"{MISMATCH}: {exc}"
+    return None
+
+
+def record_problem(record: RunRecord, now: datetime | None = None) -> str | None:
+    """What is wrong with the record's own times, checked on every read (the answer depends on the clock)."""
+    now = now or datetime.now(UTC)
+    times = {}
+    for name in ("started_at", "finished_at"):
+        value = getattr(record, name)
+        parsed = _time(value) if isinstance(value, str) and _UTC_TIME.match(value) else None
+        if parsed is None:
+            return f"{MISMATCH}: its {name} {value!r} is not a UTC time as the kit writes it (2026-12-01T17:24:47.779Z)"
+        times[name] = parsed
+    if times["finished_at"] < times["started_at"]:
+        return f"{MISMATCH}: it finished ({record.finished_at}) before it started ({record.started_at})"
+    if times["finished_at"] > now + _FUTURE_SLACK:
+        return f"{MISMATCH}: its finished_at {record.finished_at} is in the future"
     return None
 
 
@@ -78,6 +120,7 @@ def _check(folder: Path, record: RunRecord) -> None:
         return  # recorded as unreadable, and nothing claimed from it
     _check_outcomes(nb, record)
     _check_execution(nb, record)
+    _check_seal(nb, record)
 
 
 def _check_inputs(record: RunRecord) -> None:
@@ -103,6 +146,8 @@ def _check_artifacts(folder: Path, record: RunRecord) -> set[str]:
             raise _Mismatch(f"{artifact.path} is a link")
         try:
             actual = sha256_file(target)
+        except NotRegularFile as exc:
+            raise _Mismatch(f"{artifact.path} is {exc.strerror}") from None
         except OSError:
             raise _Mismatch(f"{artifact.path} is missing") from None
         if actual != artifact.sha256:
@@ -139,6 +184,58 @@ def _first_difference(emitted: tuple[Any, ...], record: RunRecord) -> str:
     return f"the record lists {len(record.claims)} claim outcome(s), the notebook emitted {len(emitted)}"
 
 
+def _check_seal(nb: dict[str, Any], record: RunRecord) -> None:
+    """Every field the kit sealed into the notebook when it recorded the run equals the record's."""
+    metadata = nb.get("metadata")
+    seal = metadata.get(SEAL_KEY) if isinstance(metadata, dict) else None
+    if seal is None:
+        if record.schema_version >= SEALED_SCHEMA:
+            raise _Mismatch(f"the notebook carries no record seal (metadata.{SEAL_KEY}), yet the record is sealed")
+        _check_legacy_status(nb, record)
+        return
+    if not isinstance(seal, dict) or not isinstance(seal.get("record"), dict):
+        raise _Mismatch(f"the notebook's record seal (metadata.{SEAL_KEY}) is malformed")
+    difference = _difference(sealed_fields(record), seal["record"], "")
+    if difference:
+        raise _Mismatch(difference)
+    if sealed_artifacts(record) != seal.get("artifacts"):
+        raise _Mismatch("its list of artefacts differs from the one sealed in the notebook")
+
+
+def _difference(said: Any, sealed: Any, where: str) -> str | None:
+    """`inputs.text_fingerprint is 'x' in the record, 'y' in the notebook`, for the first field that differs."""
+    if isinstance(said, dict) and isinstance(sealed, dict):
+        for name in dict.fromkeys([*said, *sealed]):
+            found = _difference(said.get(name), sealed.get(name), f"{where}.{name}" if where else name)
+            if found:
+                return found
+        return None
+    if said == sealed:
+        return None
+    return f"{where} is {_short(said)} in the record, {_short(sealed)} in the notebook's seal"
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _check_legacy_status(nb: dict[str, Any], record: RunRecord) -> None:
+    """An unsealed record: its status is recomputed from the notebook where the notebook decides it."""
+    if record.status == "completed":
+        return
+    metadata = nb.get("metadata")
+    papermill = metadata.get("papermill") if isinstance(metadata, dict) else None
+    if not isinstance(papermill, dict) or papermill.get("exception") or not papermill.get("end_time"):
+        return
+    states = [
+        cell.get("metadata", {}).get("papermill", {}).get("status") if isinstance(cell, dict) else None
+        for cell in nb["cells"]
+    ]
+    if states and all(state == "completed" for state in states):
+        raise _Mismatch(f"the notebook ran every cell without an exception, yet the record says {record.status}")
+
+
 def _check_execution(nb: dict[str, Any], record: RunRecord) -> None:
     metadata = nb.get("metadata")
     language = metadata.get("language_info") if isinstance(metadata, dict) else None
@@ -167,6 +264,9 @@ def _check_execution(nb: dict[str, Any], record: RunRecord) -> None:
         raise _Mismatch("the notebook ran with other parameters than the record's")
     started, finished = _time(record.started_at), _time(record.finished_at)
     began, ended = _time(papermill.get("start_time")), _time(papermill.get("end_time"))
+    for name, parsed in (("start_time", began), ("end_time", ended)):
+        if papermill.get(name) is not None and parsed is None:
+            raise _Mismatch(f"the notebook's {name} {papermill[name]!r} is not a time")
     if started and began and not started - _SLACK <= began <= (finished or began) + _SLACK:
         raise _Mismatch(f"the notebook started at {papermill['start_time']}, the record says {record.started_at}")
     if finished and ended and not (started or ended) - _SLACK <= ended <= finished + _SLACK:
@@ -201,22 +301,32 @@ def shared_notebooks(runs: list[tuple[str, str]]) -> dict[str, str]:
 
 
 CACHE_FILE = ".verified.json"
-_SETTLED_NS = 2_000_000_000
+#: Where the cache's key lives (outside any project): `$PINB_CACHE_DIR`, else the user's cache folder.
+CACHE_DIR_ENV = "PINB_CACHE_DIR"
+_KEY_FILE = "verification.key"
 
 
 class VerificationCache:
-    """`check_run` answers for run folders whose files are unchanged since they were last verified."""
+    """`check_run` answers for run folders whose files have the same bytes as when they were last verified.
+
+    An entry is `{digest of every file of the folder, problem, mac}`, the mac made with `verification_key()`: the
+    cache never answers for a folder whose bytes changed, nor with an entry this key did not write. Where there is
+    no key (no writable cache folder) every run is verified afresh.
+    """
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.path = root / CACHE_FILE
         self.rules = _rules_version()
+        self.key = verification_key()
         self.entries: dict[str, Any] = {}
         self.seen: set[str] = set()
         self.changed = False
+        if self.key is None:
+            return
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError):
             return
         if isinstance(data, dict) and data.get("rules") == self.rules and isinstance(data.get("runs"), dict):
             self.entries = data["runs"]
@@ -224,21 +334,34 @@ class VerificationCache:
     def check(self, folder: Path, record: RunRecord) -> str | None:
         key = f"{folder.parent.name}/{folder.name}"
         self.seen.add(key)
-        signature = _signature(folder)
+        if self.key is None:
+            return check_run(folder, record)
+        digest = _digest(folder)
         cached = self.entries.get(key)
-        if isinstance(cached, dict) and cached.get("signature") == signature:
+        if (
+            digest is not None
+            and isinstance(cached, dict)
+            and cached.get("digest") == digest
+            and isinstance(cached.get("mac"), str)
+            and (cached.get("problem") is None or isinstance(cached.get("problem"), str))
+            and hmac.compare_digest(cached["mac"], self._mac(key, digest, cached.get("problem")))
+        ):
             return cached.get("problem")
         problem = check_run(folder, record)
-        # a file changed in the last moments could change again within the file system's timestamp granularity
-        # without its times moving: such a run is verified again next time, never answered from the cache
-        newest = max((entry[4] for entry in signature), default=0)
-        if newest < time.time_ns() - _SETTLED_NS:
-            self.entries[key] = {"signature": signature, "problem": problem}
+        if digest is not None:
+            self.entries[key] = {"digest": digest, "problem": problem, "mac": self._mac(key, digest, problem)}
             self.changed = True
         return problem
 
+    def _mac(self, key: str, digest: str, problem: str | None) -> str:
+        assert self.key is not None
+        message = json.dumps([self.rules, key, digest, problem]).encode("utf-8")
+        return hmac.new(self.key, message, hashlib.sha256).hexdigest()
+
     def save(self) -> None:
         """Write the cache back when it changed (a read-only store just goes without)."""
+        if self.key is None:
+            return
         kept = {key: value for key, value in self.entries.items() if key in self.seen or (self.root / key).is_dir()}
         if not self.changed and len(kept) == len(self.entries):
             return
@@ -251,25 +374,57 @@ class VerificationCache:
             tmp.unlink()
 
 
-def _signature(folder: Path) -> list[list[Any]]:
-    entries = []
-    for directory, subdirs, files in os.walk(folder):
-        here = Path(directory)
-        for name in [*files, *subdirs]:
-            try:
-                info = (here / name).lstat()
-            except OSError:
-                continue
-            relative = (here / name).relative_to(folder).as_posix()
-            kind = stat.S_IFMT(info.st_mode)
-            entries.append([relative, kind, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino])
-    return sorted(entries)
+def verification_key() -> bytes | None:
+    """This user's key for the verification cache, made on first use (readable by the user alone), or None."""
+    folder = Path(
+        os.environ.get(CACHE_DIR_ENV) or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pinb"
+    )
+    path = folder / _KEY_FILE
+    try:
+        key = path.read_bytes()
+        if len(key) >= 32:
+            return key
+    except OSError:
+        pass
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{_KEY_FILE}.{os.getpid()}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(secrets.token_bytes(32))
+        with contextlib.suppress(FileExistsError):
+            os.link(tmp, path)  # the first writer's key wins; a concurrent process reads it back
+        tmp.unlink()
+        key = path.read_bytes()
+    except (OSError, RuntimeError):
+        return None
+    return key if len(key) >= 32 else None
+
+
+def _digest(folder: Path) -> str | None:
+    """sha256 over every entry below `folder`: its relative path, its kind, and a regular file's bytes."""
+    digest = hashlib.sha256()
+    try:
+        for directory, subdirs, files in sorted(os.walk(folder)):
+            here = Path(directory)
+            for name in sorted([*files, *subdirs]):
+                path = here / name
+                relative = path.relative_to(folder).as_posix()
+                if path.is_symlink():
+                    digest.update(f"link\0{relative}\0{os.readlink(path)}\0".encode())
+                elif path.is_dir():
+                    digest.update(f"dir\0{relative}\0".encode())
+                else:
+                    digest.update(f"file\0{relative}\0{sha256_file(path)}\0".encode())
+    except (OSError, ValueError):
+        return None
+    return digest.hexdigest()
 
 
 def _rules_version() -> str:
     """The verification rules' own source: a cache written under other rules is not used."""
     digest = hashlib.sha256()
-    for module in (Path(__file__), Path(__file__).with_name("evidence.py")):
+    for module in (Path(__file__), Path(__file__).with_name("evidence.py"), Path(__file__).with_name("record.py")):
         with contextlib.suppress(OSError):
             digest.update(module.read_bytes())
     return digest.hexdigest()

@@ -19,6 +19,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from pinb.errors import KitError
+from pinb.files import NOTEBOOK_LIMIT, FileError, read_text, write_atomic
 from pinb.kit.project import Project
 from pinb.kit.recorded import snapshot_path, snapshot_text
 from pinb.kit.report import build_report, render_json, render_markdown
@@ -32,8 +33,12 @@ END = "<!-- ledger:end -->"
 
 
 def rendered(project: Project, *, force_reports: bool = False) -> dict[Path, str]:
-    """Every ledger file the project keeps, as the run store renders it now."""
-    runs = project.store.list().runs
+    """Every ledger file the project keeps, as the run store renders it now; `KitError` when some run record
+    cannot be read (the ledger would silently lose what it said)."""
+    listing = project.store.list()
+    if listing.unreadable:
+        raise KitError(f"not rewriting the ledger: {listing.unreadable[0].problem}")
+    runs = listing.runs
     files: dict[Path, str] = {}
     reports = project.root / REPORTS_DIR
     if force_reports or reports.is_dir():
@@ -97,9 +102,12 @@ def refresh(project: Project, *, force_reports: bool = False, keep: Collection[P
             continue
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
         except OSError as exc:
             raise KitError(f"cannot write {path}: {exc.strerror or exc}") from None
+        try:
+            write_atomic(path, text)  # a full disk leaves the old file whole, never a truncated one
+        except FileError as exc:
+            raise KitError(str(exc)) from None
         changed.append(path)
     return changed
 
@@ -111,6 +119,6 @@ def held_back(project: Project, weak: dict[Path, str]) -> dict[Path, str]:
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_text(path, limit=NOTEBOOK_LIMIT)
+    except FileError:
         return None

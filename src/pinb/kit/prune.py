@@ -2,8 +2,9 @@
 
 Removed: runs that did not complete (failed, interrupted, could not start; they are attempts, never verdicts),
 completed runs superseded by a newer completed run of the same chapter, backend and parameters, and temporary
-folders left by a process that stopped. Kept: every run a status counts, the latest completed run of each chapter,
-backend and parameters, and runs that do not match their evidence (look at them, then `pinb runs rm`).
+folders left by a process that stopped. Kept: every run a status counts or names (whatever its record's times or
+status say: they are verified first), the latest completed run of each chapter, backend and parameters, and runs
+that do not match their evidence or cannot be read (look at them, then `pinb runs rm`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pinb.kit.project import Project
-from pinb.kit.status import chapter_evidence
+from pinb.kit.status import chapter_evidence, chapter_statuses
 from pinb.kit.store import Listing, StoredRun
 
 
@@ -30,6 +31,10 @@ def prunable(project: Project, listing: Listing) -> tuple[list[Prunable], list[S
     for chapter in project.chapters.values():
         for evidence in chapter_evidence(project, chapter, listing.runs).values():
             counted |= {run.record.run_id for run in (evidence.run, evidence.tampered) if run is not None}
+        # and every run a status names (a verdict, a STALE one, any backend's): only `pinb runs rm` removes those
+        for status in chapter_statuses(project, chapter, listing.runs):
+            counted |= {status.run_id} if status.run_id else set()
+            counted |= {verdict.run_id for verdict in status.backends}
     latest: dict[tuple[str, str, str], StoredRun] = {}
     for run in listing.runs:
         if run.verified and run.record.status == "completed":

@@ -121,6 +121,44 @@ class Inputs(BaseModel):
         return changes
 
 
+#: The executed notebook's metadata key holding the record's fields as the kit wrote them (`seal`).
+SEAL_KEY = "pinb_seal"
+#: The first `schema_version` whose notebook carries the seal; older records are checked without it.
+SEALED_SCHEMA = 2
+#: The record's fields the seal holds: every field but those recomputed from the notebook itself (its claim
+#: outcomes and warnings) and its artefacts (the notebook's own hash cannot be inside it; the others are listed).
+SEALED_FIELDS = frozenset(
+    {
+        "schema_version",
+        "run_id",
+        "chapter",
+        "notebook",
+        "parameters",
+        "backend",
+        "command",
+        "started_at",
+        "finished_at",
+        "status",
+        "failure",
+        "environment",
+        "inputs",
+    }
+)
+
+
+def sealed_fields(record: RunRecord) -> dict[str, Any]:
+    return record.model_dump(mode="json", include=set(SEALED_FIELDS))
+
+
+def sealed_artifacts(record: RunRecord) -> list[dict[str, Any]]:
+    return [artifact.model_dump(mode="json") for artifact in record.artifacts if artifact.path != EXECUTED_NOTEBOOK]
+
+
+def seal(record: RunRecord) -> dict[str, Any]:
+    """What the kit writes into the executed notebook's metadata under `SEAL_KEY` before hashing it."""
+    return {"record": sealed_fields(record), "artifacts": sealed_artifacts(record)}
+
+
 #: Warning prefixes that mean claim outputs were lost: the run may have checked claims its record does not show.
 UNREADABLE_NOTEBOOK = "cannot read the executed notebook"
 MALFORMED_OUTPUT = "malformed claim output ignored"

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from pinb.errors import PinbError
-from pinb.kit.project import ChapterLike, Project, load_project
-from pinb.kit.status import backend_order, claim_in_run, has_current_inputs
+from pinb.kit.project import ChapterLike, Project, default_parameters, load_project
+from pinb.kit.status import backend_order, can_check, chapter_evidence, claim_in_run, claim_status
 from pinb.kit.store import StoredRun
 
 #: The snapshot folder, inside the pinb package (so a pip install carries it).
@@ -29,35 +29,62 @@ Entries = dict[str, list[dict[str, Any]]]
 
 
 def entries(project: Project, chapter: ChapterLike, runs: list[StoredRun], source: str) -> Entries:
-    """Claim id → what each backend's latest completed run that passes verification says of it, with run id, date
-    and evidence; `STALE` (with the outcome it recorded) where that run's inputs are not current."""
-    latest: dict[str, StoredRun] = {}
-    for run in runs:  # oldest first
-        if run.record.chapter == chapter.id and run.verified and run.record.status == "completed":
-            latest[run.record.backend] = run
-    ordered = sorted(latest.values(), key=lambda run: backend_order(project, run.record.backend))
-    current = {run.record.run_id: has_current_inputs(project, chapter, run) for run in ordered}
+    """Claim id → what each backend says of it by `pinb status`'s own rules (`chapter_evidence`, `claim_status`):
+    the run that decides on current inputs (a run that fails verification says ERROR), with run id, date and
+    evidence; where no backend decides and status says STALE, each backend's latest completed run on its default
+    parameters as `STALE (recorded …)`.
+    A run with other parameters (`-p`) or one that did not complete never replaces what status counts."""
+    own = [run for run in runs if run.record.chapter == chapter.id]
+    evidence = chapter_evidence(project, chapter, own)
+    stale_runs: dict[str, StoredRun] = {}  # each backend's latest completed run on its default parameters
+    for run in own:
+        record = run.record
+        if run.verified and record.status == "completed" and record.inputs.parameters == _defaults(record.backend):
+            stale_runs[record.backend] = run
+    stale_runs = {
+        backend: stale_runs[backend]
+        for backend in sorted(stale_runs, key=lambda b: backend_order(project, b))
+        if backend not in evidence
+    }
     found: Entries = {}
     for claim in chapter.claims:
         rows = []
-        for run in ordered:
-            said = claim_in_run(claim, run)
+        for item in evidence.values():
+            deciding = item.tampered or item.run
+            if deciding is None or not can_check(claim, item.backend):
+                continue
+            said = claim_in_run(claim, deciding)
             if said.run_id is None and not said.reason.startswith("not checked on"):
                 continue
-            status = said.label if current[run.record.run_id] else f"STALE (recorded {said.label})"
-            rows.append(
-                {
-                    "backend": run.record.backend,
-                    "status": status,
-                    "run_id": run.record.run_id,
-                    "date": run.record.finished_at[:10],
-                    "evidence": said.evidence or said.reason,
-                    "source": source,
-                }
-            )
+            rows.append(_row(deciding, said.label, said.evidence or said.reason, source))
+        if claim_status(project, chapter, claim, own, evidence).status == "STALE":
+            for stale in stale_runs.values():
+                said = claim_in_run(claim, stale)
+                if can_check(claim, stale.record.backend) and said.run_id is not None:
+                    rows.append(_row(stale, f"STALE (recorded {said.label})", said.evidence or said.reason, source))
         if rows:
             found[claim.id] = rows
     return found
+
+
+def _defaults(backend: str) -> dict[str, Any]:
+    """What `pinb verify` gives a run on `backend` without `-p`."""
+    try:
+        return default_parameters(backend)
+    except PinbError:
+        return {}
+
+
+def _row(run: StoredRun, status: str, evidence: str, source: str) -> dict[str, Any]:
+    record = run.record
+    return {
+        "backend": record.backend,
+        "status": status,
+        "run_id": record.run_id,
+        "date": record.finished_at[:10],
+        "evidence": evidence,
+        "source": source,
+    }
 
 
 def snapshot_text(project: Project, chapter: ChapterLike, runs: list[StoredRun]) -> str:

@@ -181,7 +181,10 @@ def version_numbers(backend: str) -> tuple[int, ...]:
 
 
 def has_current_inputs(project: Project, chapter: ChapterLike, run: StoredRun) -> bool:
-    """The run's inputs equal what a run on the same backend would use now (the environment aside)."""
+    """The run's inputs equal what a run on the same backend would use now (the environment aside); an unreadable
+    record may have been on current inputs, so it counts as if it were (its verdicts are ERROR)."""
+    if run.unreadable:
+        return True
     try:
         return run.record.inputs.same_content(project.expected_inputs(chapter, run.record.inputs))
     except KitError:  # the notebook is gone: nothing can be current
@@ -218,8 +221,12 @@ class Evidence:
 def chapter_evidence(project: Project, chapter: ChapterLike, runs: Iterable[StoredRun]) -> dict[str, Evidence]:
     """Each backend's evidence from the chapter's runs (oldest first) on current inputs, in `backend_order`."""
     found: dict[str, Evidence] = {}
+    unreadable: list[StoredRun] = []
     for run in runs:
         if run.record.chapter != chapter.id or not has_current_inputs(project, chapter, run):
+            continue
+        if run.unreadable:
+            unreadable.append(run)
             continue
         backend = run.record.backend
         evidence = found.get(backend, Evidence(backend))
@@ -230,6 +237,10 @@ def chapter_evidence(project: Project, chapter: ChapterLike, runs: Iterable[Stor
         else:
             evidence = replace(evidence, attempt=run)
         found[backend] = evidence
+    for run in unreadable:  # whatever else the backend has: nothing says this run was not its latest
+        named = [run.record.backend] if run.record.backend else dict.fromkeys([*current_backends(project), *found])
+        for backend in named:
+            found[backend] = replace(found.get(backend, Evidence(backend)), tampered=run)
     return {backend: found[backend] for backend in sorted(found, key=lambda b: backend_order(project, b))}
 
 
@@ -303,7 +314,7 @@ def _verdict(said: ClaimStatus, run_id: str, backend: str, current: bool) -> Bac
     )
 
 
-def _can_check(claim: Claim, backend: str) -> bool:
+def can_check(claim: Claim, backend: str) -> bool:
     return backend_family(backend) in claim.backends
 
 
@@ -365,13 +376,13 @@ def claim_status(
         return ClaimStatus(**base, status="UNRUN", run_id=None, backend=None, reason=claim.reason)
     runs = list(runs)
     evidence = chapter_evidence(project, chapter, runs) if evidence is None else evidence
-    own = [item for backend, item in evidence.items() if _can_check(claim, backend)]
+    own = [item for backend, item in evidence.items() if can_check(claim, backend)]
     current = current_backends(project)
     said = [(_said(claim, item), item) for item in own]
     verdicts = tuple(_verdict(status, run_id, item.backend, item.backend in current) for (status, run_id), item in said)
     deciding = [status for (status, _), item in said if item.backend in current and item.decides]
     if not deciding:
-        relevant = [run for run in runs if _can_check(claim, run.record.backend)]
+        relevant = [run for run in runs if can_check(claim, run.record.backend)]
         where = "a backend that can check it (" + ", ".join(claim.backends) + ")"
         attempts = [item for item in own if item.backend in current]
         return _without_verdict(project, chapter, claim, relevant, where, attempts).model_copy(
@@ -394,7 +405,7 @@ def backend_status(
     base = {"claim_id": claim.id, "chapter": claim.chapter, "kind": claim.kind}
     if claim.kind == "reported":
         return ClaimStatus(**base, status="UNRUN", run_id=None, backend=None, reason=claim.reason)
-    if not _can_check(claim, backend):
+    if not can_check(claim, backend):
         reason = f"{backend} cannot check it (it is checked on {', '.join(claim.backends)})"
         return ClaimStatus(**base, status="UNRUN", run_id=None, backend=backend, reason=reason)
     runs = list(runs)

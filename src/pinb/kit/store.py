@@ -9,19 +9,22 @@ leftovers are reported by readers and removed by the next writer of that chapter
 Renaming a folder onto an existing non-empty one fails, so two processes can never share a run id.
 Files of a completed run are made read-only.
 
-Reading never fails on one bad entry: corrupt records, foreign files and stray temporary folders are reported
-by name as `StoreProblem`s and skipped.
+Reading never fails on one bad entry: foreign files and stray temporary folders are reported by name as
+`StoreProblem`s and skipped. A run folder whose record cannot be read (missing, not UTF-8 JSON, an unknown key, a
+merge conflict, not a file) is never skipped quietly: it is listed as an *unreadable* run (`StoredRun.unreadable`)
+that makes its backend's verdicts ERROR — every backend's when the backend cannot be told — naming the file and the
+problem, until it is repaired or removed.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import secrets
 import shlex
 import shutil
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,9 +32,18 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from pinb.errors import KitError, UsageError
-from pinb.kit.claims import CHAPTER_ID_RE, validate_chapter_id
-from pinb.kit.integrity import VerificationCache, check_run, shared_notebooks
-from pinb.kit.record import EXECUTED_NOTEBOOK, RECORD_FILE, RUN_ID_RE, RunRecord
+from pinb.files import FileError, pid_alive, write_atomic
+from pinb.kit.claims import BACKEND_RE, CHAPTER_ID_RE, validate_chapter_id
+from pinb.kit.integrity import VerificationCache, check_run, record_problem, shared_notebooks
+from pinb.kit.record import (
+    EXECUTED_NOTEBOOK,
+    RECORD_FILE,
+    RUN_ID_RE,
+    Environment,
+    Inputs,
+    NotebookRef,
+    RunRecord,
+)
 
 TMP_PREFIX = ".tmp-"
 _TMP_NAME = re.compile(r"^\.tmp-\d{8}T\d{6}Z-[0-9a-f]{6}-(?P<pid>\d+)(?:-(?P<start>\d+))?$")
@@ -54,6 +66,9 @@ class StoredRun:
     path: Path
     #: Why the record does not match the evidence beside it (`pinb.kit.integrity`); such a run is never counted.
     problem: str | None = None
+    #: The record could not be read at all: `record` is a placeholder (its run id, chapter and, where the file
+    #: or the notebook tells it, backend; `""` when unknown) that only carries `problem` to its verdicts.
+    unreadable: bool = False
 
     @property
     def verified(self) -> bool:
@@ -74,6 +89,20 @@ class Listing:
     runs: list[StoredRun] = field(default_factory=list)
     problems: list[StoreProblem] = field(default_factory=list)
 
+    @property
+    def unreadable(self) -> list[StoredRun]:
+        """Runs whose record could not be read (their verdicts are ERROR)."""
+        return [run for run in self.runs if run.unreadable]
+
+
+def _always() -> bool:
+    return True
+
+
+#: Asked just before a run is moved into place: a `pinb verify` worker whose parent is gone says no (its run is
+#: abandoned, never committed).
+commit_allowed: Callable[[], bool] = _always
+
 
 class PendingRun:
     """A run being written: a temporary folder that `commit()` turns into `runs/<chapter>/<run-id>/`."""
@@ -89,6 +118,9 @@ class PendingRun:
             raise KitError(f"record {record.run_id}/{record.chapter} does not belong to {self.chapter}/{self.run_id}")
         _write_atomic(self.path / RECORD_FILE, record.model_dump_json(indent=2) + "\n")
         final = self.store.chapter_dir(self.chapter) / self.run_id
+        if not commit_allowed():
+            self.abandon()
+            raise KitError(f"run {self.run_id} not recorded: the pinb verify that started it has ended")
         for item in self.path.rglob("*"):
             if item.is_file():
                 item.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
@@ -171,9 +203,16 @@ class RunStore:
         for folder in folders:
             if not folder.is_dir():
                 continue
-            for entry in sorted(folder.iterdir()):
+            try:
+                entries = sorted(folder.iterdir())
+            except OSError as exc:
+                problem = f"cannot read the run folder {folder}: {exc.strerror or exc}"
+                listing.runs.append(_unreadable_run(folder.name, folder / "(unreadable)", problem, ""))
+                continue
+            for entry in entries:
                 self._read_entry(folder.name, entry, listing, cache)
         cache.save()
+        # verified records' times are UTC instants in one form, so they sort as text; the run id breaks ties
         listing.runs.sort(key=lambda run: (run.record.started_at, run.record.run_id))
         copies = shared_notebooks(
             [
@@ -196,13 +235,16 @@ class RunStore:
         if entry.name.startswith(TMP_PREFIX):
             if _writer_alive(entry.name):
                 return  # a run being written right now by a live process
-            listing.problems.append(
-                StoreProblem(
-                    entry,
-                    "incomplete run left by a process that has ended; skipped (the next `pinb verify "
-                    f"{chapter}` removes it, or: rm -r {shlex.quote(str(entry))})",
+            if _leftover(entry.name):
+                why = "incomplete run left by a process that has ended; skipped (`pinb runs prune` removes it)"
+            elif _writer(entry.name) is None:
+                why = f"a temporary folder pinb did not name; skipped (remove it with: rm -r {shlex.quote(str(entry))})"
+            else:  # a live pid without a start time (an older pinb): it may still be writing
+                why = (
+                    "incomplete run of a process that may still be running; skipped (once it has ended, remove it "
+                    f"with: rm -r {shlex.quote(str(entry))})"
                 )
-            )
+            listing.problems.append(StoreProblem(entry, why))
             return
         if entry.name.startswith("."):
             return
@@ -210,32 +252,42 @@ class RunStore:
             listing.problems.append(StoreProblem(entry, "foreign entry (not a run folder); skipped"))
             return
         record_path = entry / RECORD_FILE
+        text = ""
         try:
-            record = RunRecord.model_validate_json(record_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            listing.problems.append(StoreProblem(record_path, "missing run record; skipped"))
-            return
-        except (OSError, UnicodeDecodeError) as exc:
-            listing.problems.append(StoreProblem(record_path, f"unreadable: {exc}; skipped"))
-            return
+            if not record_path.is_file() or record_path.is_symlink():
+                raise _Unreadable("missing" if not record_path.exists() else "not a regular file")
+            raw = record_path.read_bytes()
+            text = raw.decode("utf-8", errors="replace")
+            record = RunRecord.model_validate_json(raw.decode("utf-8"))
+        except _Unreadable as exc:
+            detail = str(exc)
+        except OSError as exc:
+            detail = f"cannot be read ({exc.strerror or exc})"
+        except UnicodeDecodeError as exc:
+            detail = f"not UTF-8 (byte {exc.start})"
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "record"
-            listing.problems.append(StoreProblem(record_path, f"corrupt run record ({where}: {first['msg']}); skipped"))
+            conflict = " (it holds merge conflict markers)" if "\n<<<<<<< " in f"\n{text}" else ""
+            detail = f"corrupt{conflict}: {where}: {first['msg']}"
+        else:
+            problem = record_problem(record)
+            if record.run_id != entry.name or record.chapter != chapter:
+                # a copied or moved run: listed under its folder's name and chapter, never counted
+                problem = problem or check_run(entry, record)
+                record = record.model_copy(update={"run_id": entry.name, "chapter": chapter})
+                listing.runs.append(StoredRun(record=record, path=entry, problem=problem))
+                return
+            listing.runs.append(StoredRun(record=record, path=entry, problem=problem or cache.check(entry, record)))
             return
-        if record.run_id != entry.name or record.chapter != chapter:
-            # a copied or moved run: listed under its folder's name and chapter, never counted
-            problem = check_run(entry, record)
-            record = record.model_copy(update={"run_id": entry.name, "chapter": chapter})
-            listing.runs.append(StoredRun(record=record, path=entry, problem=problem))
-            return
-        listing.runs.append(StoredRun(record=record, path=entry, problem=cache.check(entry, record)))
+        problem = f"the run record {record_path} is unreadable: {detail}"
+        listing.runs.append(_unreadable_run(chapter, entry, problem, _backend_of(entry, text)))
 
     def get(self, run_id: str) -> StoredRun:
         validate_run_id(run_id)
         listing = self.list()
         for run in listing.runs:
-            if run.record.run_id == run_id:
+            if run.record.run_id == run_id and not run.unreadable:
                 return run
         raise KitError(f"no readable run {run_id} in {self.root}")
 
@@ -280,6 +332,60 @@ class RunStore:
         return listing.runs, problems
 
 
+class _Unreadable(Exception):
+    pass
+
+
+def _unreadable_run(chapter: str, folder: Path, problem: str, backend: str) -> StoredRun:
+    """A placeholder for a run whose record cannot be read: it only carries `problem` to the verdicts."""
+    run_id = folder.name
+    match = re.match(r"^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z", run_id)
+    when = "{}-{}-{}T{}:{}:{}.000Z".format(*match.groups()) if match else ""
+    inputs = Inputs.model_construct(
+        notebook_sha256="", pinb_version="", text_fingerprint="", backend=backend, parameters={}, pinb_code=""
+    )
+    record = RunRecord.model_construct(
+        run_id=run_id,
+        chapter=chapter,
+        notebook=NotebookRef.model_construct(path="", sha256=""),
+        parameters={},
+        backend=backend,
+        command="",
+        started_at=when,
+        finished_at=when,
+        status="error",
+        failure=problem,
+        environment=Environment.model_construct(python="", platform="", pinb=""),
+        inputs=inputs,
+    )
+    return StoredRun(record=record, path=folder, problem=problem, unreadable=True)
+
+
+def _backend_of(folder: Path, text: str) -> str:
+    """The backend a damaged record names (each side of a merge conflict alike), else the one its executed
+    notebook ran with; `""` when neither tells."""
+    named = {value for value in re.findall(r'"backend"\s*:\s*"([^"\\]{1,40})"', text) if BACKEND_RE.match(value)}
+    if len(named) == 1:
+        return named.pop()
+    from pinb.kit.evidence import UnreadableNotebook, load_notebook
+
+    try:
+        nb = load_notebook(folder / EXECUTED_NOTEBOOK)
+    except UnreadableNotebook:
+        return ""
+    metadata = nb.get("metadata")
+    papermill = metadata.get("papermill") if isinstance(metadata, dict) else None
+    parameters = papermill.get("parameters") if isinstance(papermill, dict) else None
+    if not isinstance(parameters, dict):
+        return ""
+    if parameters.get("backend") == "standin":
+        return "standin"
+    version = parameters.get("pi_version")
+    if parameters.get("backend") == "pi" and isinstance(version, str) and BACKEND_RE.match(f"pi@{version}"):
+        return f"pi@{version}"
+    return ""
+
+
 def writer_token(pid: int) -> str:
     """`<pid>-<start>`: the start time tells this process from a later one given the same pid."""
     start = _process_start(pid)
@@ -312,7 +418,7 @@ def _writer(name: str) -> tuple[int, str | None] | None:
 def _writer_alive(name: str) -> bool:
     """Whether the process named in a temporary folder's name is still the one writing it."""
     writer = _writer(name)
-    if writer is None or not _pid_alive(writer[0]):
+    if writer is None or not pid_alive(writer[0]):
         return False
     if writer[1] is None:
         return False  # alive, but nothing says it is the writer: reported, never hidden for good
@@ -331,29 +437,12 @@ def _leftover(name: str) -> bool:
     if writer is None:
         return False  # not a name pinb gives: reported, left alone
     if writer[1] is None:
-        return not _pid_alive(writer[0])
+        return not pid_alive(writer[0])
     return not _writer_alive(name)
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f"{TMP_PREFIX}{path.name}")
     try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise KitError(f"cannot write {path}: {exc.strerror or exc}") from None
+        write_atomic(path, text)
+    except FileError as exc:
+        raise KitError(str(exc)) from None

@@ -8,6 +8,8 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import threading
+import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +20,7 @@ from tqdm import tqdm
 from pinb.backends import Backend
 from pinb.errors import KitError, PinbError
 from pinb.kit import environment
+from pinb.kit import store as run_store
 from pinb.kit._imports import skip_unused_schema_extras
 from pinb.kit.notebook import NotebookInfo, check_parameters, inspect_notebook
 from pinb.kit.project import ChapterLike, Project, default_parameters
@@ -73,6 +76,8 @@ class VerifyResult:
     interrupted: bool = False
     #: Files the ledger refresh rewrote (`reports/…`, `README.md`).
     refreshed: list[Path] = field(default_factory=list)
+    #: Why the ledger was not rewritten (an unreadable run record), when it was not.
+    ledger_error: str = ""
     #: Files the refresh left as committed, with why: rendered here they would be weaker (`ledger.weaker`).
     held_back: dict[Path, str] = field(default_factory=dict)
 
@@ -186,9 +191,12 @@ def verify(project: Project, options: VerifyOptions) -> VerifyResult:
     if options.refresh_ledger and any(item.run is not None and not item.cached for item in results):
         from pinb.kit import ledger
 
-        weak = ledger.weaker(project)
-        outcome.refreshed = ledger.refresh(project, keep=weak)
-        outcome.held_back = ledger.held_back(project, weak)
+        try:
+            weak = ledger.weaker(project)
+            outcome.refreshed = ledger.refresh(project, keep=weak)
+            outcome.held_back = ledger.held_back(project, weak)
+        except KitError as exc:
+            outcome.ledger_error = str(exc)
     return outcome
 
 
@@ -229,10 +237,36 @@ def _run_sequential(
 _stopping: Any = None
 
 
-def _init_worker(stopping: Any) -> None:
+def _init_worker(stopping: Any, parent: int) -> None:
     global _stopping
     _stopping = stopping
     ignore_stop_signals()
+    run_store.commit_allowed = lambda: os.getppid() == parent
+    threading.Thread(target=_watch_parent, args=(parent,), name="pinb-watch-parent", daemon=True).start()
+
+
+#: How often a worker looks whether the `pinb verify` that started it is still there.
+_WATCH_INTERVAL = 0.2
+
+
+def _watch_parent(parent: int) -> None:
+    """A worker outlives its parent (killed with SIGKILL, say) by at most a moment: it kills what it started (the
+    kernel and the kernel's own children) and exits, committing nothing (`run_store.commit_allowed`)."""
+    while os.getppid() == parent:
+        time.sleep(_WATCH_INTERVAL)
+    _kill_descendants()
+    os._exit(1)
+
+
+def _kill_descendants() -> None:
+    try:
+        import psutil  # a dependency of ipykernel
+    except ImportError:
+        return
+    with contextlib.suppress(psutil.Error):
+        for child in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error, OSError):
+                os.killpg(child.pid, signal.SIGKILL) if os.getpgid(child.pid) == child.pid else child.kill()
 
 
 def _execute_in_worker(request: ExecutionRequest, runs_dir: str) -> StoredRun | str:
@@ -260,7 +294,7 @@ def _run_parallel(
         max_workers=min(jobs, len(requests), os.cpu_count() or jobs),
         mp_context=context,
         initializer=_init_worker,
-        initargs=(stopping,),
+        initargs=(stopping, os.getpid()),
     )
     pending: dict[Future[StoredRun | str], ExecutionRequest] = {
         pool.submit(_execute_in_worker, request, str(store.root)): request for request in requests

@@ -6,14 +6,13 @@ Exit codes: 0 ok (traces conform), 1 a finding (traces differ), 2 an error (one 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from pinb.backends import PI_RELEASES
 from pinb.errors import ReferenceError_, UsageError
+from pinb.files import write_atomic
 from pinb.scenario.corpus import DEFAULT_PI_VERSION, corpus_dir
 from pinb.scenario.model import load_scenario
 from pinb.scenario.trace import PROJECTIONS, dumps_jsonl, first_difference, loads_jsonl, project
@@ -228,21 +227,7 @@ def write_atomically(path: Path, text: str) -> None:
         raise UsageError(f"cannot write {path}: it is not a regular file")
     if not path.parent.is_dir():
         raise UsageError(f"cannot write {path}: folder {path.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes the file private; a trace is an ordinary output file
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    write_atomic(path, text)
 
 
 # --- commands ------------------------------------------------------------------------------------------------------

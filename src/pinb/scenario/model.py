@@ -24,6 +24,7 @@ from pydantic import (
 )
 
 from pinb.errors import ScenarioError
+from pinb.files import SCENARIO_LIMIT, FileError, read_text
 
 __all__ = [
     "UI",
@@ -907,12 +908,12 @@ def parse_scenario(data: Any, *, source: str = "scenario") -> Scenario:
 def load_scenario(path: str | Path) -> Scenario:
     """Read and validate one scenario file."""
     path = Path(path)
+    if not path.exists():
+        raise ScenarioError(f"{path}: no such scenario file")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(f"{path}: no such scenario file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(f"{path}: cannot read: {exc}") from None
+        text = read_text(path, limit=SCENARIO_LIMIT, what="scenario file")
+    except FileError as exc:
+        raise ScenarioError(str(exc)) from None
     return parse_scenario(decode_json(text, str(path)), source=str(path))
 
 

@@ -18,7 +18,7 @@ from pinb import __version__
 from pinb._async import run_sync
 from pinb.ai import FauxProvider, TextContent, UserMessage, faux_assistant_message, faux_text, faux_thinking
 from pinb.ai.faux import FauxRequest, faux_tool_call
-from pinb.ai.timers import TimeLimitExceeded, time_limit
+from pinb.ai.timers import DeadlineExceeded, TimeLimitExceeded, hard_deadline, time_limit
 from pinb.errors import ScenarioError, UsageError
 from pinb.scenario.model import Response, Scenario, TextBlock, ThinkingBlock, ToolCallBlock, Trigger
 from pinb.scenario.trace import TraceWriter
@@ -36,9 +36,25 @@ def check_timeout(seconds: float) -> float:
     return float(seconds)
 
 
+#: How long past its limit a run that never yields is given before it is stopped from outside (`hard_deadline`).
+_HARD_GRACE_S = 0.2
+
+
 def run_on_standin(scenario: Scenario, *, timeout: float = DEFAULT_TIMEOUT_S) -> list[dict[str, Any]]:
-    """Run ``scenario`` on the stand-in and return its trace lines (synchronous; use ``arun_on_standin`` in Jupyter)."""
-    return run_sync(arun_on_standin(scenario, timeout=timeout))
+    """Run ``scenario`` on the stand-in and return its trace lines (synchronous; use ``arun_on_standin`` in Jupyter).
+
+    Bounded even where the run never yields to the event loop (CPU-bound work): it is stopped from outside.
+    """
+    seconds = check_timeout(timeout)
+    try:
+        with hard_deadline(seconds + _HARD_GRACE_S):
+            return run_sync(arun_on_standin(scenario, timeout=seconds))
+    except DeadlineExceeded:
+        raise ScenarioError(_late(scenario, seconds)) from None
+
+
+def _late(scenario: Scenario, seconds: float) -> str:
+    return f"scenario {scenario.id} did not finish within its {seconds:g} s time limit (--timeout)"
 
 
 async def arun_on_standin(scenario: Scenario, *, timeout: float = DEFAULT_TIMEOUT_S) -> list[dict[str, Any]]:
@@ -54,9 +70,7 @@ async def arun_on_standin(scenario: Scenario, *, timeout: float = DEFAULT_TIMEOU
         except TimeLimitExceeded as exc:
             raise ScenarioError(f"scenario {scenario.id}: {exc}") from None
         except TimeoutError:
-            raise ScenarioError(
-                f"scenario {scenario.id} did not finish within its {seconds:g} s time limit (--timeout)"
-            ) from None
+            raise ScenarioError(_late(scenario, seconds)) from None
     if limit.reason is not None:  # exceeded where an error path swallowed it; the run is not evidence
         raise ScenarioError(f"scenario {scenario.id}: {limit.reason}")
     return lines

@@ -90,7 +90,8 @@ def json_stringify(value: Any) -> str:
 
 def js_slice(text: str, start: int, end: int) -> str:
     """`text.slice(start, end)` for non-negative bounds: UTF-16 code units, so it may cut a surrogate pair."""
-    return "".join(units(text)[start:end])
+    kept = units(text)[start:end]
+    return kept.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 def _class_escape(ch: str) -> str:

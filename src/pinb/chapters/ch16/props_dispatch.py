@@ -263,15 +263,28 @@ DECLARED_RESULT_TYPE = Property(
 REPEATED_EVENTS = ("turn_start", "tool_execution_start", "tool_call", "tool_result", "tool_execution_end", "turn_end")
 
 
-def _two_steps(id_: str, event: str, before: bool) -> dict[str, Any]:
+def _two_steps(id_: str, event: str, before: bool, steps: int = 2, bystander: bool = False) -> dict[str, Any]:
     remover = sc.extension("remover", sc.handler(event, "remover", "unsubscribe", target="target"))
     observer = sc.extension("observer", sc.handler(event, "target"))
+    others = [sc.extension("bystander", sc.handler(event, "bystander"))] if bystander else []
     return sc.app(
         id_,
         "Two steps.",
-        [sc.calls(sc.call("step", {"n": 1})), sc.calls(sc.call("step", {"n": 2})), sc.text("Done.")],
+        [*(sc.calls(sc.call("step", {"n": n})) for n in range(1, steps + 1)), sc.text("Done.")],
         tools=[{"name": "step", "behavior": {"kind": "return", "text": "stepped"}}],
-        extensions=[observer, remover] if before else [remover, observer],
+        extensions=[*others, observer, remover] if before else [remover, *others, observer],
+    )
+
+
+def _unsubscribe_family(befores: list[bool]) -> Any:
+    return st.builds(
+        lambda e, before, steps, bystander: {
+            "unsubscribe": _two_steps("ch16-unsubscribe-gen", e, before, steps, bystander)
+        },
+        st.sampled_from(REPEATED_EVENTS),
+        st.sampled_from(befores),
+        st.integers(2, 4),
+        st.booleans(),
     )
 
 
@@ -314,22 +327,14 @@ UNSUBSCRIBE = Property(
     premise=unsubscribe_premise,
     expected=lambda w: {"later dispatches reach the target": False},
     observed=lambda w: {"later dispatches reach the target": any(_target_runs(w)[1:])},
-    family=lambda params: st.builds(
-        lambda e, before: {"unsubscribe": _two_steps("ch16-unsubscribe-gen", e, before)},
-        st.sampled_from(REPEATED_EVENTS),
-        st.booleans(),
-    ),
+    family=lambda params: _unsubscribe_family([False, True]),
 )
 NOT_IN_PROGRESS = Property(
     hand=unsubscribe_hand,
     premise=lambda w: unsubscribe_premise(w, need_after=True),
     expected=lambda w: {"the dispatch in progress reaches the target": True},
     observed=lambda w: {"the dispatch in progress reaches the target": (_target_runs(w) or [False])[0]},
-    family=lambda params: st.builds(
-        lambda e, before: {"unsubscribe": _two_steps("ch16-unsubscribe-gen", e, before)},
-        st.sampled_from(REPEATED_EVENTS),
-        st.sampled_from([False, False, False, True]),
-    ),
+    family=lambda params: _unsubscribe_family([False, False, False, False, False, False, False, True]),
 )
 
 

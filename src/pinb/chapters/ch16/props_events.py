@@ -17,7 +17,7 @@ from pinb.chapters import scenarios as sc
 from pinb.chapters.ch16 import experiments as ex
 from pinb.chapters.ch16 import sessions
 from pinb.chapters.ch16 import witnesses as wt
-from pinb.chapters.ch16.props_guard import hit, results
+from pinb.chapters.ch16.props_guard import hand_copy, hit, results
 from pinb.chapters.experiments import Params
 from pinb.chapters.properties import Premise, Property, Witness
 
@@ -239,7 +239,7 @@ TOOL_CALLS_CONCURRENT = Property(
 
 
 def notify_scenario(prompt: str, template: str, replacement: str, commands: list[str]) -> dict[str, Any]:
-    s = ex._notify_transform({})["transform"]
+    s = hand_copy(ex._notify_transform)["transform"]
     s["id"] = "ch16-notify-transform-gen"
     s["prompt"] = prompt
     shaper = s["extensions"][0]["handlers"]
@@ -548,12 +548,12 @@ BEFORE_AGENT_START_REPLACE = Property(
 
 
 def _mutate_scenarios(original: str, mutated: str, command: str) -> dict[str, Any]:
-    out = ex._mutate({})
+    out = hand_copy(ex._mutate)
     s = out["mutate"]
     s["responses"][0] = sc.calls(sc.call("word_count", {"text": original}))
     s["extensions"][0]["handlers"][0]["action"]["set"] = {"text": mutated}
-    no_ui = ex._guard_scenario("no-ui", command, {"has_ui": False, "confirm": False})
-    return {"mutate": s, "no-ui": no_ui}
+    out["no-ui"]["responses"][0] = sc.calls(sc.call("bash", {"command": command}))
+    return out
 
 
 def _tool_call_expected(w: Witness) -> dict[str, Any]:
@@ -703,7 +703,9 @@ MESSAGE_END = Property(
     family=lambda params: st.builds(
         _message_scenarios,
         st.sampled_from(("draft", "Entwurf", "下書き 🚀", "two words", "Let me look.", "ok", "Hmm.", "Checking\nnow")),
-        st.sampled_from(("[{text}]", "{text} (edited)", "replaced", "{text}{text}", "« {text} »")),
+        st.sampled_from(
+            ("[{text}]", "{text} (edited)", "replaced", "{text}{text}", "« {text} »", "{text}.", "Ä{text}")
+        ),
     ),
 )
 
@@ -816,7 +818,14 @@ SESSION_BEFORE_COMPACT = Property(
     family=lambda params: st.builds(
         _compact_scenarios,
         st.sampled_from(
-            (sessions.OWN_SUMMARY, "Vier Fragen; die letzte ist offen.", "要約: 四つの質問", "Short summary 🚀")
+            (
+                sessions.OWN_SUMMARY,
+                "Vier Fragen; die letzte ist offen.",
+                "要約: 四つの質問",
+                "Short summary 🚀",
+                "x",
+                "Questions asked; one open.",
+            )
         ),
         st.integers(3, 6),
         st.sampled_from((40, 60, 90)),

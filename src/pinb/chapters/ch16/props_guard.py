@@ -7,7 +7,10 @@ JavaScript helpers. Witness families draw commands from the book's patterns and 
 
 from __future__ import annotations
 
+import copy
+import functools
 import re
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
@@ -15,15 +18,36 @@ from hypothesis import strategies as st
 from pinb.chapters import scenarios as sc
 from pinb.chapters import tq
 from pinb.chapters.ch16 import experiments as ex
+from pinb.chapters.ch16 import guard as book_guard
 from pinb.chapters.ch16 import jsguard
 from pinb.chapters.ch16 import witnesses as wt
-from pinb.chapters.ch16.guard import EVASION_CORPUS, book_patterns, guard_extension
+from pinb.chapters.ch16.guard import EVASION_CORPUS
 from pinb.chapters.experiments import Params
 from pinb.chapters.properties import Premise, Property, Witness
 
 # --- the book's code, read from the quotes ---------------------------------------------------------------------------
 
+#: The chapter's `BLOCKED` patterns (read once: the ledger and the chapter text do not change during a run).
+book_patterns = functools.cache(book_guard.book_patterns)
+_extension = functools.cache(book_guard.guard_extension)
 
+
+def guard_extension() -> dict[str, Any]:
+    """The book's guard as a scenario extension (a fresh copy each time)."""
+    return copy.deepcopy(_extension())
+
+
+def hand_copy(build: Callable[[Params], dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """A fresh copy of a hand witness's scenarios, built once (a family varies it)."""
+    return copy.deepcopy(_hand(build))
+
+
+@functools.cache
+def _hand(build: Callable[[Params], dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    return build({})
+
+
+@functools.cache
 def _quote(claim_id: str) -> str:
     from pinb.chapters.registry import claim_spec
 
@@ -111,7 +135,8 @@ def commands(draw: st.DrawFn) -> str:
 
 
 def hits() -> st.SearchStrategy[str]:
-    return commands().filter(lambda c: hit("bash", {"command": c}) is not None)
+    """A command the book's patterns match: a drawn one, or one that also force-pushes when it missed."""
+    return commands().map(lambda c: c if hit("bash", {"command": c}) is not None else f"{c} && git push --force")
 
 
 # --- reading the witness ---------------------------------------------------------------------------------------------
@@ -197,7 +222,7 @@ def _hits_premise(w: Witness, *, ui: bool | None = None, other_tool: bool = Fals
     )
 
 
-def _shuffled(items: list[str], rng: Any) -> list[str]:
+def _shuffled(items: list[Any], rng: Any) -> list[Any]:
     unique = list(dict.fromkeys(items))
     rng.shuffle(unique)
     return unique
@@ -334,7 +359,9 @@ def long_command(draw: st.DrawFn) -> str:
 def _dialog_family(draw: st.DrawFn) -> dict[str, dict[str, Any]]:
     command = long_command(draw) if draw(st.booleans()) else draw(hits())
     ui = {"has_ui": True, "confirm": draw(st.booleans())}
-    scenario = ex._guard_scenario("gen", command, ui)
+    scenario = hand_copy(ex._guard)["ui-no"]
+    scenario["responses"][0] = sc.calls(sc.call("bash", {"command": command}))
+    scenario["ui"] = ui
     scenario["id"] = "ch16-guard-dialog-gen"
     return {"ui": scenario}
 
@@ -463,7 +490,7 @@ READS_NOT_MUTATES = Property(
     observed=reads_observed,
     family=lambda params: st.builds(
         _reads_scenarios,
-        commands().filter(lambda c: hit("bash", {"command": c}) is None),
+        commands().map(lambda c: c if hit("bash", {"command": c}) is None else "git status"),
         commands(),
     ),
     picture="mutated",
@@ -509,9 +536,12 @@ NOT_UNCONDITIONAL = Property(
     ),
     expected=expected_results,
     observed=observed_results,
-    family=lambda params: st.lists(st.sampled_from(EVASION_CORPUS), min_size=2, max_size=8, unique=True).map(
-        _corpus_scenario
-    ),
+    family=lambda params: st.tuples(
+        st.sampled_from([c for c in DESTRUCTIVE if hit(c.tool_name, c.input) is None]),
+        st.sampled_from([c for c in EVASION_CORPUS if hit(c.tool_name, c.input) is not None]),
+        st.lists(st.sampled_from(EVASION_CORPUS), max_size=5),
+        st.randoms(),
+    ).map(lambda t: _corpus_scenario(_shuffled([t[0], t[1], *t[2]], t[3]))),
 )
 
 PROPERTIES: dict[str, Property] = {

@@ -280,7 +280,7 @@ UNCONDITIONAL_CAN_LOOP = boundary_property(
     ("requests", "continue answers", "agent_end"),
     lambda params: st.builds(
         lambda k, text, tool: {"loop": boundary_scenario("agent_before_settle", k, text, tool)},
-        st.integers(2, 8),
+        st.integers(2, 6),
         st.sampled_from(ENTRY_TEXTS),
         st.booleans(),
     ),
@@ -422,7 +422,9 @@ SETTLE_AFTER_EXHAUSTED = Property(
     family=lambda params: boundary_family(("agent_before_settle",)),
 )
 CONTINUATION_BRANCH = boundary_property(
-    ex._settle, ("agent_before_settle",), ("requests", "continue answers", "agent_end", "agent_settled")
+    ex._settle,
+    ("agent_before_settle",),
+    ("requests", "entry in request", "continue answers", "agent_end", "agent_settled"),
 )
 
 PROPERTIES: dict[str, Property] = {

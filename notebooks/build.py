@@ -32,6 +32,7 @@ install_pi_packages = False  # for backend "pi": install Node 22 and the pinned 
 artifacts_dir = None  # where the traces are written (set by pinb verify)
 pinb_pip_spec = {pip_spec}  # Colab: where to install pinb from when it is not importable (a git URL or a wheel)
 counterfactual = ""  # "first" or a fault name: also show each claim's verdict under a stand-in fault (not recorded)
+witnesses = 0  # generated witnesses per property claim besides the hand-written one, seeded (pinb verify: 5)
 {knobs}
 """
 
@@ -39,12 +40,16 @@ HOW_TO = """\
 ## How to use this notebook
 
 Each section quotes the book, shows the **experiment** that checks the sentence, runs it on the backend chosen in
-the parameters cell below, draws what happened, and records the **verdict**: OBSERVED (the sentence held),
-CONTRADICTED (a finding: it did not), ERROR (the experiment raised) or UNRUN (with the reason). Under each live
-verdict, the verdicts other backends' recorded runs gave are shown, labelled as recorded.
+the parameters cell below, draws what happened, and records the **verdict**: OBSERVED (the sentence held;
+"OBSERVED (partial: …)" when the check leaves parts of it untested, named), CONTRADICTED (a finding: it did not),
+NOT EXERCISED (the scenarios never put the sentence to the test), ERROR (the experiment raised) or UNRUN (with the
+reason). A claim checked as a property says what it expected, what it observed and, with `witnesses` set, what
+each generated witness said. Under each live verdict, the verdicts other backends' recorded runs gave are shown,
+labelled as recorded.
 
 - Scenarios are data: change an entry of `experiment.scenarios[...]`, re-run the check cell under it, and watch
-  the verdict follow (an edited run says so in its evidence).
+  the verdict follow (an edited run says so in its evidence). An edit that removes what the sentence speaks of
+  (one extension where it speaks of several) says NOT EXERCISED, never OBSERVED.
 - The parameters cell chooses the backend (`standin`, or `pi` for the real Pi packages through Node) and the
   experiments' knobs; `counterfactual = "first"` also shows what each check would say had Pi behaved otherwise.
 - Headless, `pinb verify {chapter}` runs this notebook with papermill and records the run.
@@ -90,7 +95,13 @@ from pinb.kit.recorded import recorded_verdicts
 
 recorded = recorded_verdicts({chapter!r})  # other backends' recorded runs, shown under each live verdict
 run = ChapterRun(
-    {chapter!r}, backend, pi_version, knobs=dict({knob_names}), artifacts_dir=artifacts_dir, recorded=recorded
+    {chapter!r},
+    backend,
+    pi_version,
+    knobs=dict({knob_names}),
+    artifacts_dir=artifacts_dir,
+    recorded=recorded,
+    witnesses=witnesses,
 )
 print("checking", {chapter!r}, "on", run.label)
 if counterfactual:  # off by default: each check also shows what it would say had Pi behaved otherwise

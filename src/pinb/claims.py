@@ -7,19 +7,32 @@ evidence. The kit reads those outputs back into the run record; nothing is ever 
 
 Outcomes as stored: `holds` (observed as the book says), `contradicted` (observed otherwise: a finding, never
 hidden), `error` (the check could not finish: an exception, or nothing recorded; never counts as holding),
-`skipped` (the check does not apply on this backend, with the reason). A person reads them in the one vocabulary
-of status and reports (`VERDICT`): OBSERVED, CONTRADICTED, ERROR, UNRUN (and STALE, which only status can say).
+`skipped` (the check does not apply on this backend, with the reason), `not-exercised` (the check ran, but no
+witness exercised the sentence: it says nothing of it, and is never counted as holding). A person reads them in
+the one vocabulary of status and reports (`VERDICT`): OBSERVED, CONTRADICTED, NOT EXERCISED, ERROR, UNRUN (and
+STALE, which only status can say). A claim checked as a property also records its structured observation: the
+premise, expected and observed values in words, the parts of the sentence it covers and leaves uncovered, each
+witness's verdict and, for a contradiction, the minimal counterexample. An OBSERVED check with uncovered parts
+reads "OBSERVED (partial: …)" wherever it is shown (`verdict_label`).
 """
 
 from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from pinb.backends import FAMILIES, LABEL_RE, Backend
 from pinb.errors import UsageError
@@ -36,17 +49,30 @@ BACKEND_RE = LABEL_RE
 BACKEND_FAMILIES = FAMILIES
 
 Kind = Literal["runnable", "reported"]
-Outcome = Literal["holds", "contradicted", "error", "skipped"]
+Outcome = Literal["holds", "contradicted", "error", "skipped", "not-exercised"]
 #: What a person reads, everywhere: notebooks, `pinb runs list`, `pinb status`, reports.
-Verdict = Literal["OBSERVED", "CONTRADICTED", "ERROR", "STALE", "UNRUN"]
-VERDICTS: tuple[Verdict, ...] = ("OBSERVED", "CONTRADICTED", "ERROR", "STALE", "UNRUN")
+Verdict = Literal["OBSERVED", "CONTRADICTED", "NOT EXERCISED", "ERROR", "STALE", "UNRUN"]
+VERDICTS: tuple[Verdict, ...] = ("OBSERVED", "CONTRADICTED", "NOT EXERCISED", "ERROR", "STALE", "UNRUN")
 #: A stored outcome in the vocabulary a person reads.
 VERDICT: dict[Outcome, Verdict] = {
     "holds": "OBSERVED",
     "contradicted": "CONTRADICTED",
     "error": "ERROR",
     "skipped": "UNRUN",
+    "not-exercised": "NOT EXERCISED",
 }
+#: A witness's status (`pinb.chapters.properties`) as a stored outcome.
+OUTCOME_OF: dict[str, Outcome] = {verdict: outcome for outcome, verdict in VERDICT.items()}
+WitnessStatus = Literal["OBSERVED", "CONTRADICTED", "NOT EXERCISED", "ERROR"]
+
+
+def verdict_label(verdict: str, uncovered: Sequence[str] = ()) -> str:
+    """`OBSERVED (partial: not covered: “…”; “…”)` for an observed check that leaves parts of the sentence
+    untested; any other verdict as it is."""
+    if verdict != "OBSERVED" or not uncovered:
+        return verdict
+    return "OBSERVED (partial: not covered: " + "; ".join(f"“{part}”" for part in uncovered) + ")"
+
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -157,8 +183,23 @@ class Chapter(BaseModel):
         return next((c for c in self.claims if c.id == claim_id), None)
 
 
+class WitnessRecord(BaseModel):
+    """What one witness said of a claim's sentence (`pinb.chapters.properties.WitnessVerdict`, as recorded)."""
+
+    model_config = _FROZEN
+
+    name: str = Field(min_length=1)
+    status: WitnessStatus
+    premise: str = ""
+    expected: str = ""
+    observed: str = ""
+
+
 class ClaimOutcome(BaseModel):
-    """What one check observed about one claim."""
+    """What one check observed about one claim.
+
+    The structured fields (premise … counterexample) are empty for checks that are not properties, and in the
+    records of runs made before claims were checked as properties: those still load and verify."""
 
     model_config = _FROZEN
 
@@ -170,6 +211,35 @@ class ClaimOutcome(BaseModel):
     detail: str = ""
     #: The backend the check ran on (`standin` or `pi@<version>`); `None` when the notebook did not say.
     backend: str | None = None
+    #: What in the witnesses exercises the sentence, or what is missing (the hand witness's, else the first's).
+    premise: str = ""
+    #: The value the sentence makes us expect, in words (derived from the witness's inputs or the chapter text).
+    expected: str = ""
+    #: The value the traces show, in words.
+    observed: str = ""
+    #: The parts of the quoted sentence the check tests (the ledger's `covers`).
+    covers: tuple[str, ...] = ()
+    #: The parts it does not test (the ledger's `uncovered`): an OBSERVED outcome with any is partial.
+    uncovered: tuple[str, ...] = ()
+    #: Each witness's verdict: the hand-written one (or the reader's edit), then the generated ones.
+    witnesses: tuple[WitnessRecord, ...] = ()
+    #: For a contradiction on a generated witness: the minimal witness (scenario name → scenario) it shrank to.
+    counterexample: dict[str, Any] | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_empty_structure(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The structured fields are written only when the check set them: a check that is not a property records
+        (and a run record stores) exactly what it always did."""
+        data: dict[str, Any] = handler(self)
+        for name in _STRUCTURE:
+            if not getattr(self, name):
+                data.pop(name, None)
+        return data
+
+    @property
+    def verdict(self) -> str:
+        """The outcome as a person reads it, `OBSERVED (partial: …)` included."""
+        return verdict_label(VERDICT[self.outcome], self.uncovered)
 
     @field_validator("claim_id")
     @classmethod
@@ -182,6 +252,9 @@ class ClaimOutcome(BaseModel):
         if value is not None and not BACKEND_RE.match(value):
             raise ValueError(f"invalid backend {value!r}: use 'standin' or 'pi@<version>'")
         return value
+
+
+_STRUCTURE = ("premise", "expected", "observed", "covers", "uncovered", "witnesses", "counterexample")
 
 
 def _as_value_error(fn: Any, value: str) -> str:
@@ -239,6 +312,7 @@ class ClaimCheck:
         self.backend = backend
         self.outcome: ClaimOutcome | None = None
         self._pending: tuple[Outcome, str, str] | None = None
+        self._structure: dict[str, Any] = {}
 
     def holds(self, evidence: str, detail: str = "") -> None:
         self._set("holds", evidence, detail)
@@ -250,6 +324,13 @@ class ClaimCheck:
         if not isinstance(holds, bool):
             raise UsageError(f"check({self.claim_id!r}) needs holds=True or holds=False, not {holds!r}")
         self._set("holds" if holds else "contradicted", evidence, detail)
+
+    def observed(self, outcome: Outcome, evidence: str, detail: str = "", **structure: Any) -> None:
+        """Record a property's outcome with its structured observation (`ClaimOutcome`'s premise … counterexample)."""
+        if outcome == "skipped":
+            raise UsageError(f"claim {self.claim_id}: a check that ran records holds, contradicted, not-exercised")
+        self._set(outcome, evidence, detail)
+        self._structure = structure
 
     def _set(self, outcome: Outcome, evidence: str, detail: str) -> None:
         if self._pending is not None:
@@ -280,7 +361,7 @@ def checking(claim_id: str, *, backend: str | None = None) -> Iterator[ClaimChec
         handle.outcome = _record(claim_id, "error", "no outcome recorded", "", backend)
     else:
         outcome, evidence, detail = handle._pending
-        handle.outcome = _record(claim_id, outcome, evidence, detail, backend)
+        handle.outcome = _record(claim_id, outcome, evidence, detail, backend, handle._structure)
 
 
 def _exception_detail(exc: BaseException) -> str:
@@ -298,31 +379,80 @@ def _require_evidence(claim_id: str, evidence: str) -> None:
         raise UsageError(f"claim {claim_id}: evidence must say what was observed (a non-empty string)")
 
 
-def _record(claim_id: str, outcome: Outcome, evidence: str, detail: str, backend: str | None) -> ClaimOutcome:
+def _record(
+    claim_id: str,
+    outcome: Outcome,
+    evidence: str,
+    detail: str,
+    backend: str | None,
+    structure: dict[str, Any] | None = None,
+) -> ClaimOutcome:
     validate_claim_id(claim_id)
     _require_evidence(claim_id, evidence)
     result = ClaimOutcome(
-        claim_id=claim_id, outcome=outcome, evidence=evidence, detail=str(detail), backend=backend or _backend
+        claim_id=claim_id,
+        outcome=outcome,
+        evidence=evidence,
+        detail=str(detail),
+        backend=backend or _backend,
+        **(structure or {}),
     )
     _recorded.append(result)
     _display(result)
     return result
 
 
-_SYMBOL = {"holds": "✔", "contradicted": "✘", "error": "⚠", "skipped": "–"}
-_COLOUR = {"holds": "#1a7f37", "contradicted": "#cf222e", "error": "#9a6700", "skipped": "#57606a"}
+_SYMBOL = {"holds": "✔", "contradicted": "✘", "error": "⚠", "skipped": "–", "not-exercised": "○"}
+_COLOUR = {
+    "holds": "#1a7f37",
+    "contradicted": "#cf222e",
+    "error": "#9a6700",
+    "skipped": "#57606a",
+    "not-exercised": "#57606a",
+}
+
+
+def structure_lines(outcome: ClaimOutcome) -> list[str]:
+    """The structured observation in lines a reader reads (none for a check that is not a property)."""
+    lines = []
+    if outcome.premise:
+        lines.append(f"premise: {outcome.premise}")
+    if outcome.covers:
+        lines.append("covers: " + "; ".join(f"“{part}”" for part in outcome.covers))
+    if outcome.witnesses:
+        counts: dict[str, int] = {}
+        for witness in outcome.witnesses:
+            counts[witness.status] = counts.get(witness.status, 0) + 1
+        said = ", ".join(f"{counts[status]} {status}" for status in VERDICTS if status in counts)
+        lines.append(f"witnesses: {len(outcome.witnesses)} ({said})")
+        lines += [
+            f"  {witness.name}: {witness.status}: {_witness_words(witness)}"
+            for witness in outcome.witnesses
+            if witness.status != "OBSERVED"
+        ]
+    if outcome.counterexample is not None:
+        lines.append("counterexample (the minimal witness): " + ", ".join(sorted(outcome.counterexample)))
+    return lines
+
+
+def _witness_words(witness: WitnessRecord) -> str:
+    if witness.status in ("NOT EXERCISED", "ERROR"):
+        return witness.premise
+    return f"expected {witness.expected}; observed {witness.observed}"
 
 
 def render_text(outcome: ClaimOutcome) -> str:
-    line = f"{_SYMBOL[outcome.outcome]} {VERDICT[outcome.outcome]} {outcome.claim_id}: {outcome.evidence}"
-    return f"{line}\n    {outcome.detail}" if outcome.detail else line
+    line = f"{_SYMBOL[outcome.outcome]} {outcome.verdict} {outcome.claim_id}: {outcome.evidence}"
+    more = structure_lines(outcome) + ([outcome.detail] if outcome.detail else [])
+    return "\n".join([line, *(f"    {text}" for text in more)])
 
 
 def render_html(outcome: ClaimOutcome) -> str:
-    detail = f"<br><small>{html.escape(outcome.detail)}</small>" if outcome.detail else ""
+    more = structure_lines(outcome) + ([outcome.detail] if outcome.detail else [])
+    detail = "".join(f"<br><small>{html.escape(text)}</small>" for text in more)
     return (
         f'<div class="pinb-claim pinb-{outcome.outcome}" style="border-left:4px solid {_COLOUR[outcome.outcome]};'
-        f'padding:2px 8px"><b>{_SYMBOL[outcome.outcome]} {VERDICT[outcome.outcome]}</b> '
+        f'padding:2px 8px"><b>{_SYMBOL[outcome.outcome]} {html.escape(outcome.verdict)}</b> '
         f"<code>{html.escape(outcome.claim_id)}</code>: {html.escape(outcome.evidence)}{detail}</div>"
     )
 

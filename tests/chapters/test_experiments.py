@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from pinb.chapters import registry
-from pinb.chapters.experiments import ScenarioExperiment, experiment_for, unrun_reason
+from pinb.chapters.experiments import PropertyExperiment, ScenarioExperiment, experiment_for, unrun_reason
 from pinb.chapters.registry import claim_spec
 from pinb.scenario.model import parse_scenario
 
@@ -16,8 +16,11 @@ def test_every_runnable_claim_has_an_experiment_or_a_stated_gap() -> None:
 def test_every_scenario_the_experiments_build_is_valid() -> None:
     for spec in ALL:
         experiment = experiment_for(spec.id)
-        if isinstance(experiment, ScenarioExperiment):
-            for name, scenario in experiment.scenarios({}).items():
+        built = experiment.scenarios({}) if isinstance(experiment, ScenarioExperiment) else {}
+        if isinstance(experiment, PropertyExperiment):
+            built = experiment.property.hand({})
+        if built:
+            for name, scenario in built.items():
                 parse_scenario(scenario, source=f"{spec.id}/{name}")
 
 
@@ -29,9 +32,9 @@ def test_unrun_reasons() -> None:
     assert app_on_103 and "no application layer" in app_on_103
     assert unrun_reason(claim_spec("pi-01.example.three-lines"), "pi", "1.0.3") is None
     assembly = claim_spec("pi-01.seam.before-agent-start-text-not-builder")
-    assert isinstance(experiment_for(assembly.id), ScenarioExperiment)
+    assert isinstance(experiment_for(assembly.id), PropertyExperiment)
     assert unrun_reason(assembly, "pi", "1.6.0") is None
     for seam in ("pi-01.seam.prepare-request-throw-stops", "pi-01.seam.before-tool-call-mutation"):
-        assert isinstance(experiment_for(seam), ScenarioExperiment)
+        assert isinstance(experiment_for(seam), PropertyExperiment)
         assert unrun_reason(claim_spec(seam), "pi", "1.6.0") is None
         assert unrun_reason(claim_spec(seam), "pi", "1.0.3") is None

@@ -127,7 +127,7 @@ def _standin_traces(experiment: object) -> dict[str, list[dict[str, Any]]]:
 
 
 def test_continuation_explicit_needs_the_model_to_have_said_stop() -> None:
-    traces = _standin_traces(exp01.EXPERIMENTS["loop.continuation-explicit"])
+    traces = _standin_traces(exp01.JUDGED["loop.continuation-explicit"])
     finding = exp01.judge_continuation_explicit(traces)
     assert finding.holds, finding.evidence
     asked = copy.deepcopy(traces)
@@ -145,7 +145,7 @@ def test_unsubscribe_needs_the_registration_to_have_run_first() -> None:
 
 
 def test_follow_up_must_reach_the_model_before_settling() -> None:
-    traces = _standin_traces(exp01.EXPERIMENTS["queue.follow-up-after-pending-work"])
+    traces = _standin_traces(exp01.JUDGED["queue.follow-up-after-pending-work"])
     finding = exp01.judge_follow_up(traces)
     assert finding.holds, finding.evidence
     unasked = [ln for ln in traces["follow-up-app"] if not (ln["source"] == "model" and ln["type"] == "request")]

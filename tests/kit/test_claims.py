@@ -107,3 +107,44 @@ def test_claim_and_chapter_validation() -> None:
         Chapter(id="kt-01-chapter", number="01", title="t", notebook="n", text_fingerprint="f", claims=(claim, claim))
     with pytest.raises(ValidationError, match="belongs to"):
         Chapter(id="kt-02-chapter", number="02", title="t", notebook="n", text_fingerprint="f", claims=(claim,))
+
+
+def test_a_structured_observation_is_recorded_shown_and_read_back() -> None:
+    from pinb.claims import ClaimOutcome, WitnessRecord, checking, render_text
+
+    with checking("pi-16.dispatch.registration-order", backend="standin") as check:
+        check.observed(
+            "holds",
+            "expected a1 → b1; observed a1 → b1",
+            premise="tool_call: 2 handlers in 2 extensions",
+            expected="a1 → b1",
+            observed="a1 → b1",
+            covers=("run in load order",),
+            uncovered=("and registration order",),
+            witnesses=(
+                WitnessRecord(name="hand", status="OBSERVED", premise="2 handlers", expected="a1", observed="a1"),
+                WitnessRecord(name="gen-1", status="NOT EXERCISED", premise="one extension"),
+            ),
+        )
+    outcome = check.outcome
+    assert outcome is not None
+    assert outcome.verdict == "OBSERVED (partial: not covered: “and registration order”)"
+    data = mime_bundle(outcome)[CLAIM_MIME]
+    assert ClaimOutcome.model_validate(data) == outcome
+    assert render_text(outcome).splitlines() == [
+        "✔ OBSERVED (partial: not covered: “and registration order”) pi-16.dispatch.registration-order: "
+        "expected a1 → b1; observed a1 → b1",
+        "    premise: tool_call: 2 handlers in 2 extensions",
+        "    covers: “run in load order”",
+        "    witnesses: 2 (1 OBSERVED, 1 NOT EXERCISED)",
+        "      gen-1: NOT EXERCISED: one extension",
+    ]
+
+
+def test_an_outcome_without_structure_serializes_as_before_and_not_exercised_is_its_own_verdict() -> None:
+    from pinb.claims import ClaimOutcome
+
+    old = {"claim_id": "pi-16.a.b", "outcome": "holds", "evidence": "seen", "detail": "", "backend": "standin"}
+    assert ClaimOutcome.model_validate(old).model_dump(mode="json") == old
+    quiet = ClaimOutcome(claim_id="pi-16.a.b", outcome="not-exercised", evidence="not exercised: one extension")
+    assert quiet.verdict == "NOT EXERCISED"

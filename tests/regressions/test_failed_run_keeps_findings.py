@@ -122,7 +122,7 @@ def test_runs_rm_and_prune(project: Project, record_run: RecordRun, capsys: pyte
     (project.root / "README.md").write_text("<!-- ledger:start -->\n<!-- ledger:end -->\n", encoding="utf-8")
     code, out, _ = _pinb(capsys, "runs", "rm", other.record.run_id)
     assert (code, out) == (0, f"removed run {other.record.run_id} (kt-02-chapter)\nupdated README.md\n")
-    assert "| kt-02-chapter | overall | 2 | 0 | 0 | 0 | 0 | 2 |" in (project.root / "README.md").read_text()
+    assert "| kt-02-chapter | overall | 2 | 0 | 0 | 0 | 0 | 0 | 0 | 2 |" in (project.root / "README.md").read_text()
     assert {run.record.run_id for run in project.store.list().runs} == {latest.record.run_id}
     code, _, err = _pinb(capsys, "runs", "rm", latest.record.run_id, "20261130T000000Z-000000")
     assert (code, err.count("\n")) == (2, 1) and "no run 20261130T000000Z-000000" in err

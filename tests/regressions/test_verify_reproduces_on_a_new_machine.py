@@ -59,7 +59,7 @@ def test_a_run_from_another_machine_is_re_executed_and_compared(
     assert lines[-1].startswith("updated reports/kt-01-chapter.md, reports/kt-01-chapter.json, reports/kt-02")
     assert lines[-1].endswith(", README.md")
     readme = (project.root / "README.md").read_text(encoding="utf-8")
-    assert "| kt-01-chapter | overall | 2 | 2 | 0 | 0 | 0 | 0 |" in readme and readme.endswith("The end.\n")
+    assert "| kt-01-chapter | overall | 2 | 2 | 0 | 0 | 0 | 0 | 0 | 0 |" in readme and readme.endswith("The end.\n")
     assert "OBSERVED" in (project.root / "reports" / "kt-01-chapter.md").read_text(encoding="utf-8")
     assert _pinb(capsys, "report", "--all", "--check")[:2] == (0, "0 ledger file(s) out of date\n")
 

@@ -32,7 +32,7 @@ def test_a_weak_judge_is_reported() -> None:
     )
     weakened = JudgeReport([weak], all_chapters=False)
     assert weakened.problems() == [
-        "pi-16.guard.patterns: still OBSERVED under x (e)",
+        "pi-16.guard.patterns: still OBSERVED (the baseline) under x (e)",
         "fault x flips none of the claims that name it",
     ]
 

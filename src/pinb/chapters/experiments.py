@@ -1,6 +1,8 @@
 """How a chapter notebook checks one claim: run its experiment on the chosen backend, judge, picture, record.
 
-An `Experiment` is either a set of scenarios (data, run unchanged on the stand-in and on real Pi) plus a pure
+An `Experiment` is a property (`pinb.chapters.properties`: a premise, an expected and an observed value over any
+witness, checked on the hand-written witness or the reader's edit and on seeded generated ones), or, for claims
+not yet stated as properties, a set of scenarios (data, run unchanged on the stand-in and on real Pi) plus a pure
 judge over their traces, or a direct probe of the stand-in's Python API for claims no scenario can express.
 `ChapterRun` is what a notebook holds: it knows the backend, skips (and says why) what that backend cannot
 check, records each outcome through `pinb.claims`, and keeps the traces for the pictures.
@@ -22,11 +24,14 @@ from pinb.chapters.backends import run_scenario
 from pinb.chapters.display import Shown, code, table_html
 from pinb.chapters.experiment_view import ExperimentView, code_view, scenarios_view
 from pinb.chapters.ledger import ClaimEntry
+from pinb.chapters.properties import Params, PropertyExperiment, Trace
 from pinb.chapters.registry import claim_spec, claim_specs, experiment_for
+from pinb.chapters.witnesses import MAX_WITNESSES, SHRINK_BUDGET, PropertyResult, seed_for
+from pinb.claims import verdict_label
+from pinb.errors import UsageError
 from pinb.scenario.trace import dumps_jsonl
 
-Trace = list[dict[str, Any]]
-Params = Mapping[str, Any]
+EDITED = "[edited scenario, not the ledger's experiment] "
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,12 @@ class Finding:
     holds: bool
     evidence: str
     detail: str = ""
+
+
+# Every experiment kind carries its own `unrun(backend)` (why this backend cannot run it, beyond what the ledger
+# says), `view(run, claim_id, unrun)` (what the notebook shows before it runs) and `observe(run, observation, spec,
+# view, show)` (run it in the notebook's `ChapterRun` and record the outcome): the notebook, the in-memory judge
+# and the counterfactual ask the experiment, never sort it by kind.
 
 
 @dataclass(frozen=True)
@@ -48,12 +59,34 @@ class ScenarioExperiment:
     picture: str | None = None
     """Which scenario's trace the notebook draws (default: the first)."""
 
+    def unrun(self, backend: str) -> str | None:
+        return None
+
+    def view(self, run: ChapterRun, claim_id: str, unrun: str | None) -> ExperimentView:
+        return scenarios_view(claim_id, self.scenarios(run.knobs), unrun)
+
+    async def observe(
+        self, run: ChapterRun, observation: Observation, spec: ClaimEntry, view: ExperimentView | None, show: bool
+    ) -> Observation:
+        return await run._check_scenarios(observation, self, view, show)
+
 
 @dataclass(frozen=True)
 class ProbeExperiment:
     """A direct probe of the stand-in's Python API (stand-in only). Returns the finding and anything to show."""
 
     probe: Callable[[Params], Awaitable[tuple[Finding, dict[str, Any]]]]
+
+    def unrun(self, backend: str) -> str | None:
+        return "this experiment probes the stand-in's Python API" if backend != "standin" else None
+
+    def view(self, run: ChapterRun, claim_id: str, unrun: str | None) -> ExperimentView:
+        return code_view(claim_id, "probe", self.probe, "a probe of the stand-in's Python API (stand-in only)", unrun)
+
+    async def observe(
+        self, run: ChapterRun, observation: Observation, spec: ClaimEntry, view: ExperimentView | None, show: bool
+    ) -> Observation:
+        return await run._check_probe(observation, self)
 
 
 @dataclass(frozen=True)
@@ -63,6 +96,18 @@ class PackageExperiment:
     judge: Callable[[Any], Finding | None]
     load: Callable[[str], tuple[Any, str]]
     """`load(pi_version)` → (the facts, or None and why they cannot be had); called once per notebook."""
+
+    def unrun(self, backend: str) -> str | None:
+        return None
+
+    def view(self, run: ChapterRun, claim_id: str, unrun: str | None) -> ExperimentView:
+        what = "a judge over the published Pi packages' facts (pi backend)"
+        return code_view(claim_id, "package facts", self.judge, what, unrun)
+
+    async def observe(
+        self, run: ChapterRun, observation: Observation, spec: ClaimEntry, view: ExperimentView | None, show: bool
+    ) -> Observation:
+        return run._check_package(observation, self)
 
 
 @dataclass(frozen=True)
@@ -81,8 +126,33 @@ class BookExampleExperiment:
     """`judge(run)` over a `pinb.scenario.reference.BookExampleRun`."""
     standin: ScenarioExperiment | None = None
 
+    def on(self, backend: str) -> BookExampleExperiment | ScenarioExperiment | None:
+        """What runs on this backend: the book's program on pi, the stand-in's port elsewhere (None: nothing)."""
+        return self if backend == "pi" else self.standin
 
-Experiment = ScenarioExperiment | ProbeExperiment | PackageExperiment | BookExampleExperiment
+    def unrun(self, backend: str) -> str | None:
+        if self.on(backend) is None:
+            return "the book's program is TypeScript run by Node; only the pi backend runs it"
+        return None
+
+    def view(self, run: ChapterRun, claim_id: str, unrun: str | None) -> ExperimentView:
+        ported = self.on(run.backend)
+        if ported is not None and ported is not self:
+            return ported.view(run, claim_id, unrun)
+        what = f"the book's program {self.example!r}, taken from the chapter text and run by Node"
+        return code_view(claim_id, "book program", self.judge, what, unrun)
+
+    async def observe(
+        self, run: ChapterRun, observation: Observation, spec: ClaimEntry, view: ExperimentView | None, show: bool
+    ) -> Observation:
+        ported = self.on(run.backend)
+        assert ported is not None  # `unrun` said so otherwise
+        if ported is not self:
+            return await ported.observe(run, observation, spec, view, show)
+        return await run._check_book_example(observation, self)
+
+
+Experiment = PropertyExperiment | ScenarioExperiment | ProbeExperiment | PackageExperiment | BookExampleExperiment
 
 
 @dataclass
@@ -94,6 +164,8 @@ class Observation:
     shown: dict[str, Any] = field(default_factory=dict)
     unrun: str | None = None
     """Why nothing was recorded for this claim on this backend (the claim stays UNRUN there)."""
+    result: PropertyResult | None = None
+    """A property claim's verdict over its witnesses (their verdicts, the counterexample)."""
 
     def trace(self, name: str | None = None) -> Trace:
         if not self.traces:
@@ -114,11 +186,14 @@ def unrun_reason(spec: ClaimEntry, backend: str, pi_version: str | None) -> str 
     experiment = experiment_for(spec.id)
     if experiment is None:
         return "no experiment is written for this claim yet"
-    if isinstance(experiment, ProbeExperiment) and backend != "standin":
-        return "this experiment probes the stand-in's Python API"
-    if isinstance(experiment, BookExampleExperiment) and backend != "pi" and experiment.standin is None:
-        return "the book's program is TypeScript run by Node; only the pi backend runs it"
-    return None
+    return experiment.unrun(backend)
+
+
+def check_witness_count(value: Any) -> int:
+    """A count of generated witnesses: a whole number from 0 to `MAX_WITNESSES` (else a one-line UsageError)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_WITNESSES:
+        raise UsageError(f"witnesses must be a whole number from 0 to {MAX_WITNESSES}, not {value!r}")
+    return value
 
 
 class ChapterRun:
@@ -132,6 +207,8 @@ class ChapterRun:
         knobs: Params | None = None,
         artifacts_dir: str | None = None,
         recorded: Mapping[str, list[Mapping[str, Any]]] | None = None,
+        witnesses: int = 0,
+        seed: int = 0,
     ) -> None:
         from pinb.claims import use_backend
 
@@ -149,6 +226,10 @@ class ChapterRun:
         self.artifacts_dir = Path(artifacts_dir) if artifacts_dir else None
         #: Claim id → the recorded verdicts of the backends' latest runs (`pinb.kit.recorded`), shown under checks.
         self.recorded: Mapping[str, list[Mapping[str, Any]]] = recorded or {}
+        #: Generated witnesses per property claim, besides the hand-written one (0: the hand-written one alone);
+        #: drawn with the claim's own seed (`seed_for(claim_id, seed)`), so a run reproduces.
+        self.witnesses = check_witness_count(witnesses)
+        self.seed = seed
 
     async def run(self, scenario: Mapping[str, Any]) -> Trace:
         """Run one scenario on this notebook's backend (cached by content)."""
@@ -175,20 +256,9 @@ class ChapterRun:
         spec = claim_spec(claim_id)
         unrun = unrun_reason(spec, self.backend, self.pi_version)
         experiment = experiment_for(claim_id)
-        if isinstance(experiment, BookExampleExperiment) and self.backend != "pi" and experiment.standin is not None:
-            experiment = experiment.standin
-        if isinstance(experiment, ScenarioExperiment):
-            return scenarios_view(claim_id, experiment.scenarios(self.knobs), unrun)
-        if isinstance(experiment, ProbeExperiment):
-            what = "a probe of the stand-in's Python API (stand-in only)"
-            return code_view(claim_id, "probe", experiment.probe, what, unrun)
-        if isinstance(experiment, PackageExperiment):
-            what = "a judge over the published Pi packages' facts (pi backend)"
-            return code_view(claim_id, "package facts", experiment.judge, what, unrun)
-        if isinstance(experiment, BookExampleExperiment):
-            what = f"the book's program {experiment.example!r}, taken from the chapter text and run by Node"
-            return code_view(claim_id, "book program", experiment.judge, what, unrun)
-        return ExperimentView(claim_id, "none", description=spec.reason or "no experiment", unrun=unrun)
+        if experiment is None:
+            return ExperimentView(claim_id, "none", description=spec.reason or "no experiment", unrun=unrun)
+        return experiment.view(self, claim_id, unrun)
 
     async def check(self, claim_id: str, experiment: ExperimentView | None = None, show: bool = True) -> Observation:
         """Run the claim's experiment and record its outcome; or say why it stays UNRUN on this backend.
@@ -201,8 +271,6 @@ class ChapterRun:
         return observation
 
     async def _check(self, claim_id: str, view: ExperimentView | None, show: bool) -> Observation:
-        from pinb.claims import checking
-
         spec = claim_spec(claim_id)
         observation = Observation(claim_id, self.label)
         self.observations[claim_id] = observation
@@ -211,29 +279,99 @@ class ChapterRun:
             return self._unrun(observation, reason)
         experiment = experiment_for(claim_id)
         assert experiment is not None
-        if isinstance(experiment, PackageExperiment):
-            return self._check_package(observation, experiment)
-        if isinstance(experiment, BookExampleExperiment):
-            if self.backend == "pi":
-                return await self._check_book_example(observation, experiment)
-            assert experiment.standin is not None
-            experiment = experiment.standin
+        return await experiment.observe(self, observation, spec, view, show)
+
+    async def _check_scenarios(
+        self, observation: Observation, experiment: ScenarioExperiment, view: ExperimentView | None, show: bool
+    ) -> Observation:
+        from pinb.claims import checking
+
         edited = view is not None and view.edited
-        with checking(claim_id, backend=self.label) as check:
-            if isinstance(experiment, ScenarioExperiment):
-                scenarios = view.scenarios if view is not None and view.kind == "scenarios" else None
-                for name, scenario in (scenarios or experiment.scenarios(self.knobs)).items():
-                    observation.traces[name] = await self.run(scenario)
-                finding = judge(experiment, observation.traces, self.knobs)
-            else:
-                finding, observation.shown = await experiment.probe(self.knobs)
+        with checking(observation.claim_id, backend=self.label) as check:
+            scenarios = view.scenarios if view is not None and view.kind == "scenarios" else None
+            for name, scenario in (scenarios or experiment.scenarios(self.knobs)).items():
+                observation.traces[name] = await self.run(scenario)
+            finding = judge(experiment, observation.traces, self.knobs)
             observation.finding = finding
-            prefix = "[edited scenario, not the ledger's experiment] " if edited else ""
-            check.check(finding.holds, prefix + finding.evidence, finding.detail)
+            check.check(finding.holds, (EDITED if edited else "") + finding.evidence, finding.detail)
         if show and observation.traces:
-            picture = experiment.picture if isinstance(experiment, ScenarioExperiment) else None
+            picture = experiment.picture
             _show_timeline(observation.trace(picture), picture or next(iter(observation.traces)))
         return observation
+
+    async def _check_probe(self, observation: Observation, experiment: ProbeExperiment) -> Observation:
+        from pinb.claims import checking
+
+        with checking(observation.claim_id, backend=self.label) as check:
+            finding, observation.shown = await experiment.probe(self.knobs)
+            observation.finding = finding
+            check.check(finding.holds, finding.evidence, finding.detail)
+        return observation
+
+    async def _check_property(
+        self,
+        observation: Observation,
+        spec: ClaimEntry,
+        experiment: PropertyExperiment,
+        view: ExperimentView | None,
+        show: bool,
+    ) -> Observation:
+        """The property on the hand-written witness (or the reader's edit), then on `self.witnesses` generated
+        ones; the claim's verdict over all of them, recorded with its structured observation."""
+        from pinb.chapters.witnesses import assess
+        from pinb.claims import OUTCOME_OF, checking
+
+        prop = experiment.property
+        params: dict[str, Any] = dict(self.knobs)
+        if experiment.facts is not None:
+            facts, why = self._load_facts(experiment.facts)
+            if facts is None:
+                return self._unrun(observation, why)
+            params["facts"] = facts
+        edited = view is not None and view.edited
+        scenarios = view.scenarios if view is not None and view.kind == "scenarios" else prop.hand(self.knobs)
+        with checking(observation.claim_id, backend=self.label) as check:
+            result, observation.traces = await assess(
+                prop,
+                scenarios,
+                params,
+                self.run,
+                self._runner(),
+                name="edited" if edited else "hand",
+                witnesses=self.witnesses,
+                seed=seed_for(observation.claim_id, self.seed),
+                shrink_budget=SHRINK_BUDGET[self.backend],
+                covers=spec.covers,
+                uncovered=spec.uncovered,
+            )
+            explored = result.explored
+            if self.artifacts_dir is not None:
+                for witness in (*explored.witnesses, *([explored.counterexample] if explored.counterexample else [])):
+                    for name, trace in witness.traces.items():
+                        self._save(str(witness.scenarios[name].get("id", name)), trace)
+            observation.result = result
+            evidence = (EDITED if edited else "") + result.evidence
+            observation.finding = Finding(result.status == "OBSERVED", evidence, explored.note)
+            check.observed(OUTCOME_OF[result.status], evidence, explored.note, **result.structure())
+        if show and observation.traces:
+            _show_timeline(observation.trace(prop.picture), prop.picture or next(iter(observation.traces)))
+        return observation
+
+    def _runner(self) -> Callable[[Mapping[str, Any]], Trace]:
+        """Run one scenario synchronously on this backend (generated witnesses run off the event loop)."""
+        from pinb.chapters.backends import run_pi_sync, run_standin_sync
+
+        if self.backend == "standin":
+            return run_standin_sync
+        version = self.pi_version
+        assert version is not None
+        return lambda scenario: run_pi_sync(scenario, version)
+
+    def _load_facts(self, load: Callable[[str], tuple[Any, str]]) -> tuple[Any, str]:
+        if load not in self._facts:
+            assert self.pi_version is not None
+            self._facts[load] = load(self.pi_version)
+        return self._facts[load]
 
     def _show_recorded(self, claim_id: str) -> None:
         """Under the live verdict: what the other backends' recorded runs say of this claim, labelled as recorded."""
@@ -255,10 +393,7 @@ class ChapterRun:
     def _check_package(self, observation: Observation, experiment: PackageExperiment) -> Observation:
         from pinb.claims import checking
 
-        if experiment.load not in self._facts:
-            assert self.pi_version is not None
-            self._facts[experiment.load] = experiment.load(self.pi_version)
-        facts, why = self._facts[experiment.load]
+        facts, why = self._load_facts(experiment.load)
         if facts is None:
             return self._unrun(observation, why)
         finding = experiment.judge(facts)
@@ -313,6 +448,9 @@ class ChapterRun:
                 status, why = "UNRUN", observation.unrun
             elif observation.finding is None:
                 status, why = "ERROR", "the experiment raised (see its output)"
+            elif observation.result is not None:
+                status = verdict_label(observation.result.status, spec.uncovered)
+                why = observation.finding.evidence
             else:
                 status = "OBSERVED" if observation.finding.holds else "CONTRADICTED"
                 why = observation.finding.evidence
@@ -325,8 +463,10 @@ class ChapterRun:
         rows = self.summary_rows()
         counts: dict[str, int] = {}
         for row in rows:
-            counts[row["status"]] = counts.get(row["status"], 0) + 1
-        print(f"{self.chapter_id} on {self.label}: " + ", ".join(f"{counts[v]} {v}" for v in VERDICTS if v in counts))
+            verdict = "OBSERVED (partial)" if row["status"].startswith("OBSERVED (partial") else row["status"]
+            counts[verdict] = counts.get(verdict, 0) + 1
+        order = ("OBSERVED", "OBSERVED (partial)", *VERDICTS[1:])
+        print(f"{self.chapter_id} on {self.label}: " + ", ".join(f"{counts[v]} {v}" for v in order if v in counts))
         for row in rows:
             if row["status"] in ("CONTRADICTED", "ERROR"):
                 print(f"  {row['status']}: {row['claim']}: {row['why']}")
@@ -376,13 +516,16 @@ def recorded_shown(entries: list[Mapping[str, Any]]) -> Shown:
 
 
 __all__ = [
+    "EDITED",
     "BookExampleExperiment",
     "ChapterRun",
     "Experiment",
     "Finding",
     "Observation",
     "ProbeExperiment",
+    "PropertyExperiment",
     "ScenarioExperiment",
+    "check_witness_count",
     "experiment_for",
     "unrun_reason",
 ]

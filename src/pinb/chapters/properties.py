@@ -15,7 +15,9 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
+
+from pinb.claims import WitnessStatus
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -25,7 +27,6 @@ Params = Mapping[str, Any]
 Scenarios = dict[str, dict[str, Any]]
 
 #: What one witness says of the sentence.
-WitnessStatus = Literal["OBSERVED", "CONTRADICTED", "NOT EXERCISED", "ERROR"]
 WITNESS_STATUSES: tuple[WitnessStatus, ...] = ("OBSERVED", "CONTRADICTED", "NOT EXERCISED", "ERROR")
 
 
@@ -114,6 +115,31 @@ class PropertyExperiment:
     """A claim's experiment stated as a property (registered in a chapter's `EXPERIMENTS` like the others)."""
 
     property: Property
+    facts: Callable[[str], tuple[Any, str]] | None = None
+    """For a claim judged from the published packages rather than scenarios: `facts(pi_version)` → (the facts,
+    or None and why they cannot be had), loaded once per notebook and given to the witness as `params["facts"]`
+    (the witness then has no scenarios; `Property.hand` returns `{}`)."""
+
+    # The experiment kind's own `unrun / view / observe` (see `pinb.chapters.experiments`).
+
+    def unrun(self, backend: str) -> str | None:
+        if self.facts is not None and backend != "pi":
+            return "this property is judged from the published Pi packages' facts (pi backend)"
+        return None
+
+    def view(self, run: Any, claim_id: str, unrun: str | None) -> Any:
+        from pinb.chapters.experiment_view import code_view, scenarios_view
+
+        if self.facts is not None:
+            what = "a property of the published Pi packages' facts (pi backend)"
+            return code_view(claim_id, "package facts", self.property.expected, what, unrun)
+        view = scenarios_view(claim_id, self.property.hand(run.knobs), unrun)
+        if run.witnesses and self.property.family is not None:
+            view.description += f"; then {run.witnesses} generated witnesses (seeded)"
+        return view
+
+    async def observe(self, run: Any, observation: Any, spec: Any, view: Any, show: bool) -> Any:
+        return await run._check_property(observation, spec, self, view, show)
 
 
 @dataclass(frozen=True)

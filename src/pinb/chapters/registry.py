@@ -112,8 +112,14 @@ def folders() -> dict[str, ChapterFolder]:
 
 def refresh() -> None:
     """Forget what was discovered (after a chapter folder was added or changed in this process)."""
+    import sys
+
     folders.cache_clear()
     experiments.cache_clear()
+    resolve.cache_clear()
+    faults = sys.modules.get("pinb.testing.faults")
+    if faults is not None:  # the chapters' own faults are found again with their folders
+        faults.forget_chapter_faults()
 
 
 def folder(chapter_id: str) -> ChapterFolder:
@@ -144,17 +150,35 @@ def claim_specs(chapter_id: str) -> tuple[ClaimEntry, ...]:
     return folder(chapter_id).ledger.claims
 
 
-def chapter_of(claim_id: str) -> ChapterFolder:
+@dataclass(frozen=True)
+class ResolvedClaim:
+    """A claim resolved once: its ledger entry, its chapter folder and the experiment that checks it."""
+
+    entry: ClaimEntry
+    chapter: ChapterFolder
+
+    @property
+    def experiment(self) -> Any | None:
+        """The experiment the entry names (None for a reported claim, or a name the chapter does not define)."""
+        return experiments(self.chapter.id).get(self.entry.experiment) if self.entry.experiment else None
+
+
+@cache
+def resolve(claim_id: str) -> ResolvedClaim:
+    """The claim by id (looked up once per discovery; `KeyError` for an unknown id)."""
     for found in folders().values():
-        if claim_id.startswith(found.ledger.claim_prefix) and found.ledger.claim(claim_id) is not None:
-            return found
+        entry = found.ledger.claim(claim_id) if claim_id.startswith(found.ledger.claim_prefix) else None
+        if entry is not None:
+            return ResolvedClaim(entry, found)
     raise KeyError(claim_id)
 
 
+def chapter_of(claim_id: str) -> ChapterFolder:
+    return resolve(claim_id).chapter
+
+
 def claim_spec(claim_id: str) -> ClaimEntry:
-    entry = chapter_of(claim_id).ledger.claim(claim_id)
-    assert entry is not None
-    return entry
+    return resolve(claim_id).entry
 
 
 @cache
@@ -167,19 +191,16 @@ def experiments(chapter_id: str) -> dict[str, Any]:
 def experiment_for(claim_id: str) -> Any | None:
     """The experiment the claim's ledger entry names, or None (no experiment of that name, or a reported claim)."""
     try:
-        found = chapter_of(claim_id)
+        return resolve(claim_id).experiment
     except KeyError:
         return None
-    entry = found.ledger.claim(claim_id)
-    if entry is None or entry.experiment is None:
-        return None
-    return experiments(found.id).get(entry.experiment)
 
 
 __all__ = [
     "CHAPTERS_ENV",
     "Chapter",
     "ChapterFolder",
+    "ResolvedClaim",
     "chapter",
     "chapter_of",
     "chapters",
@@ -190,4 +211,5 @@ __all__ = [
     "folder",
     "folders",
     "refresh",
+    "resolve",
 ]

@@ -15,6 +15,7 @@ from pinb.claims import (
     Kind,
     Outcome,
     Verdict,
+    WitnessRecord,
     backend_family,
     check,
     checking,
@@ -26,6 +27,7 @@ from pinb.claims import (
     use_backend,
     validate_chapter_id,
     validate_claim_id,
+    verdict_label,
 )
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
     "Kind",
     "Outcome",
     "Verdict",
+    "WitnessRecord",
     "backend_family",
     "check",
     "checking",
@@ -54,4 +57,5 @@ __all__ = [
     "use_backend",
     "validate_chapter_id",
     "validate_claim_id",
+    "verdict_label",
 ]

@@ -276,7 +276,7 @@ def format_table(rows: list[ClaimStatus | tuple[str, str]]) -> str:
             notes.append(f"{row[0]}: {row[1]}")
             continue
         text = row.evidence or row.reason
-        lines.append((row.status, row.claim_id, row.backend or "-", row.run_id or "-", _clip(text, 100)))
+        lines.append((row.label, row.claim_id, row.backend or "-", row.run_id or "-", _clip(text, 100)))
         # what the other backends saw, one indented line each, under the row they did not decide
         for verdict in row.backends:
             if (verdict.backend, verdict.status) == (row.backend, row.status) and row.run_id in (None, verdict.run_id):
@@ -284,7 +284,7 @@ def format_table(rows: list[ClaimStatus | tuple[str, str]]) -> str:
             note = "" if verdict.current else " (other Pi version)"
             lines.append(
                 (
-                    f"  {verdict.status}",
+                    f"  {verdict.label}",
                     f"  ↳{note}",
                     verdict.backend,
                     verdict.run_id,

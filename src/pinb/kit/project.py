@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -35,12 +35,22 @@ class ChapterLike(Protocol):
     claims: tuple[Claim, ...]
 
 
-def default_parameters(backend: str) -> dict[str, Any]:
-    """What `pinb verify` injects for a backend when no `-p` parameters are given."""
+#: The notebook parameter for generated witnesses per property claim, and what `pinb verify` sets it to: the
+#: recorded evidence then covers the hand-written witness and this many seeded generated ones.
+WITNESSES_PARAMETER = "witnesses"
+VERIFY_WITNESSES = 5
+
+
+def default_parameters(backend: str, declared: Collection[str] = ()) -> dict[str, Any]:
+    """What `pinb verify` injects for a backend when no `-p` parameters are given (`declared`: the names the
+    notebook's parameters cell declares; a notebook with a `witnesses` parameter records generated witnesses)."""
     parsed = Backend.parse(backend)
-    if parsed.family == "standin":
-        return {"backend": "standin"}
-    return {"backend": "pi", "pi_version": parsed.pi_version}
+    found: dict[str, Any] = {"backend": "standin"}
+    if parsed.family != "standin":
+        found = {"backend": "pi", "pi_version": parsed.pi_version}
+    if WITNESSES_PARAMETER in declared:
+        found[WITNESSES_PARAMETER] = VERIFY_WITNESSES
+    return found
 
 
 @dataclass(frozen=True)
@@ -91,7 +101,9 @@ class Project:
             pinb_version=__version__,
             text_fingerprint=chapter.text_fingerprint,
             backend=backend,
-            parameters=default_parameters(backend) if parameters is None else parameters,
+            parameters=default_parameters(backend, _declared(self.notebook_path(chapter)))
+            if parameters is None
+            else parameters,
             pinb_code=getattr(chapter, "code_fingerprint", "") or code_fingerprint(),
         )
 
@@ -105,6 +117,18 @@ class Project:
 
 
 _HASHES: dict[tuple[Path, int, int], str] = {}
+_DECLARED: dict[tuple[Path, int, int], tuple[str, ...]] = {}
+
+
+def _declared(path: Path) -> tuple[str, ...]:
+    """The parameter names the notebook's parameters cell declares (cached by file identity)."""
+    from pinb.kit.notebook import inspect_notebook
+
+    info = path.stat()
+    key = (path, info.st_mtime_ns, info.st_size)
+    if key not in _DECLARED:
+        _DECLARED[key] = inspect_notebook(path).parameter_names
+    return _DECLARED[key]
 
 
 def _notebook_hash(path: Path) -> str:

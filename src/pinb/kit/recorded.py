@@ -44,7 +44,7 @@ def entries(project: Project, chapter: ChapterLike, runs: list[StoredRun], sourc
             said = claim_in_run(claim, run)
             if said.run_id is None and not said.reason.startswith("not checked on"):
                 continue
-            status = said.status if current[run.record.run_id] else f"STALE (recorded {said.status})"
+            status = said.label if current[run.record.run_id] else f"STALE (recorded {said.label})"
             rows.append(
                 {
                     "backend": run.record.backend,

@@ -232,7 +232,7 @@ def _audit_row(chapter: ChapterLike, status: ClaimStatus) -> AuditRow:
         location=claim.location,
         kind=claim.kind,
         backends=claim.backends,
-        status=status.status,
+        status=status.label,
         evidence=status.evidence,
         reason=status.reason,
         run_id=status.run_id,
@@ -254,11 +254,11 @@ def _experiment_row(
     # a run that does not match its evidence decides too: its claims are ERROR, whatever its record says
     completed = run is not None and (run.record.status == "completed" or run.problem is not None)
     per_backend = _backend_results(project, chapter, status, own, runs)
-    if status.status in ("OBSERVED", "CONTRADICTED", "ERROR") and completed:
+    if status.status in ("OBSERVED", "CONTRADICTED", "NOT EXERCISED", "ERROR") and completed:
         return ExperimentRow(
             claim_id=claim.id,
             method=method,
-            result=status.status,
+            result=status.label,
             reason=status.reason,
             run_id=status.run_id,
             backends=per_backend,
@@ -298,7 +298,7 @@ def _backend_results(
             continue
         results.append(
             BackendResult(
-                backend=backend, result=verdict.status, reason=verdict.reason, run_id=verdict.run_id, current=current
+                backend=backend, result=verdict.label, reason=verdict.reason, run_id=verdict.run_id, current=current
             )
         )
     return tuple(results)
@@ -323,13 +323,13 @@ def _table(header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> list[str]:
 
 
 def _status_cell(status: str) -> str:
-    return f"**{status}**" if status in ("CONTRADICTED", "ERROR", "UNRUN", "STALE") else status
+    return f"**{status}**" if status in ("CONTRADICTED", "NOT EXERCISED", "ERROR", "UNRUN", "STALE") else status
 
 
 def _verdicts_run_cell(verdicts: tuple[BackendVerdict, ...], joiner: str = " · ") -> str:
     """`standin: OBSERVED (run `…`) · pi@1.6.0: **CONTRADICTED** (run `…`)`."""
     return joiner.join(
-        f"{verdict.backend}: {_status_cell(verdict.status)} (run `{verdict.run_id}`)" for verdict in verdicts
+        f"{verdict.backend}: {_status_cell(verdict.label)} (run `{verdict.run_id}`)" for verdict in verdicts
     )
 
 

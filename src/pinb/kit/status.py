@@ -6,18 +6,20 @@ removed. For each registered claim and each backend, among that backend's runs o
 pinb version and code, chapter text fingerprint, backend with its Pi version, parameters; the machine's
 environment is not an input here, see `Inputs.same_content`):
 
-- the latest **completed** run decides: **OBSERVED** (holds), **CONTRADICTED** (a finding), **ERROR** (the
-  claim's check raised, or its outputs could not be read), **UNRUN** (skipped on that backend, or not checked);
+- the latest **completed** run decides: **OBSERVED** (holds; "OBSERVED (partial: …)" when the check leaves parts
+  of the sentence uncovered), **CONTRADICTED** (a finding), **NOT EXERCISED** (the check ran but no witness
+  exercised the sentence), **ERROR** (the claim's check raised, or its outputs could not be read), **UNRUN**
+  (skipped on that backend, or not checked);
 - a newer run that did not complete (interrupted, failed, timed out, the kernel died, the kit could not start it)
   never replaces those verdicts: it is named as the last attempt (`last_attempt`, "last attempt: run X failed: …");
 - with no completed run on current inputs: **STALE** when a completed run exists on older inputs (what changed is
   named), else **UNRUN**, naming the last attempt if there was one.
 
 The overall status is the most severe verdict of the current backends (the stand-in and the project's Pi
-version): CONTRADICTED, then ERROR, then OBSERVED, then UNRUN, so a finding on one backend is never hidden by
-another. Every status also lists what each backend observed (`backends`), including other Pi versions (`current`
-false): evidence about those versions that never changes the overall status. Reported claims are UNRUN with
-their reason.
+version): CONTRADICTED, then ERROR, then OBSERVED, then NOT EXERCISED, then UNRUN, so a finding on one backend
+is never hidden by another. Every status also lists what each backend observed (`backends`), including other Pi
+versions (`current` false): evidence about those versions that never changes the overall status. Reported claims
+are UNRUN with their reason.
 """
 
 from __future__ import annotations
@@ -25,19 +27,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from pinb.backends import Backend
 from pinb.errors import KitError
-from pinb.kit.claims import BACKEND_RE, Claim, ClaimOutcome, Outcome, backend_family
+from pinb.kit.claims import BACKEND_RE, Claim, ClaimOutcome, Outcome, backend_family, verdict_label
 from pinb.kit.claims import Verdict as Status
 from pinb.kit.project import ChapterLike, Project
 from pinb.kit.store import StoredRun
 
-Verdict = Literal["OBSERVED", "CONTRADICTED", "ERROR", "UNRUN"]
-_SEVERITY: dict[str, int] = {"CONTRADICTED": 4, "ERROR": 3, "OBSERVED": 2, "UNRUN": 1, "STALE": 0}
+Verdict = Literal["OBSERVED", "CONTRADICTED", "NOT EXERCISED", "ERROR", "UNRUN"]
+_SEVERITY: dict[str, int] = {"CONTRADICTED": 5, "ERROR": 4, "OBSERVED": 3, "NOT EXERCISED": 2, "UNRUN": 1, "STALE": 0}
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 
@@ -60,6 +62,21 @@ class BackendVerdict(BaseModel):
     outcome: Outcome | None = None
     #: A newer run on current inputs that did not complete (`run X failed: …`); its outcomes are not verdicts.
     last_attempt: str = ""
+    #: The parts of the sentence the recorded check leaves untested (an OBSERVED verdict with any is partial).
+    uncovered: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """The verdict as shown: `OBSERVED (partial: …)` for a partial check."""
+        return verdict_label(self.status, self.uncovered)
+
+    @model_serializer(mode="wrap")
+    def _without_empty_uncovered(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """`uncovered` only when there is some: a whole check serializes as it did before checks could be partial."""
+        data: dict[str, Any] = handler(self)
+        if not self.uncovered:
+            data.pop("uncovered", None)
+        return data
 
     def contract(self) -> dict[str, object]:
         found: dict[str, object] = {
@@ -72,6 +89,8 @@ class BackendVerdict(BaseModel):
         }
         if self.last_attempt:
             found["last_attempt"] = self.last_attempt
+        if self.status == "OBSERVED" and self.uncovered:
+            found["partial"] = list(self.uncovered)
         return found
 
 
@@ -94,9 +113,20 @@ class ClaimStatus(BaseModel):
     #: A run newer than the deciding one that did not complete (`run X failed: …`), listed, never a verdict.
     last_attempt: str = ""
 
+    @property
+    def uncovered(self) -> tuple[str, ...]:
+        return self.outcome.uncovered if self.outcome is not None else ()
+
+    @property
+    def label(self) -> str:
+        """The status as shown: `OBSERVED (partial: …)` when the deciding check leaves parts of the sentence
+        untested."""
+        return verdict_label(self.status, self.uncovered)
+
     def contract(self) -> dict[str, object]:
-        """The `pinb status --json` shape of design.md §6, then the additive `backends` list."""
-        return {
+        """The `pinb status --json` shape of design.md §6, then the additive `backends` list (and `partial`, the
+        uncovered parts of an OBSERVED claim whose check is partial)."""
+        found: dict[str, object] = {
             "claim_id": self.claim_id,
             "chapter": self.chapter,
             "kind": self.kind,
@@ -106,6 +136,9 @@ class ClaimStatus(BaseModel):
             "reason": self.reason,
             "backends": [verdict.contract() for verdict in self.backends],
         }
+        if self.status == "OBSERVED" and self.uncovered:
+            found["partial"] = list(self.uncovered)
+        return found
 
 
 def current_backends(project: Project) -> tuple[str, ...]:
@@ -231,6 +264,9 @@ def claim_in_run(claim: Claim, run: StoredRun) -> ClaimStatus:
         case "skipped":
             reason = f"not checked on {record.backend}: {outcome.evidence}"
             return ClaimStatus(**base, **fields, status="UNRUN", run_id=None, reason=reason)
+        case "not-exercised":
+            reason = "no witness of the check exercised the sentence: it says nothing of it"
+            return ClaimStatus(**base, **fields, status="NOT EXERCISED", run_id=record.run_id, reason=reason)
     raise AssertionError(outcome.outcome)  # pragma: no cover - exhaustive over the Outcome literal
 
 
@@ -263,6 +299,7 @@ def _verdict(said: ClaimStatus, run_id: str, backend: str, current: bool) -> Bac
         current=current,
         outcome=outcome,
         last_attempt=said.last_attempt,
+        uncovered=said.uncovered,
     )
 
 

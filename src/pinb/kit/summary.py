@@ -10,7 +10,9 @@ from collections.abc import Sequence
 
 from pinb.kit.status import ClaimStatus
 
-_COLUMNS = ("OBSERVED", "CONTRADICTED", "ERROR", "STALE", "UNRUN")
+#: An OBSERVED check that leaves parts of its sentence uncovered is counted in its own column, not under OBSERVED.
+PARTIAL = "OBSERVED (partial)"
+_COLUMNS = ("OBSERVED", PARTIAL, "CONTRADICTED", "NOT EXERCISED", "ERROR", "STALE", "UNRUN")
 
 
 def _cell(text: str, limit: int = 140) -> str:
@@ -30,12 +32,12 @@ def summary_markdown(statuses: Sequence[ClaimStatus]) -> str:
         own = [status for status in statuses if status.chapter == chapter]
         runnable = [status for status in own if status.kind == "runnable"]
         reported = len(own) - len(runnable)
-        overall = Counter(status.status for status in runnable)
+        overall = Counter(_column(status.status, status.uncovered) for status in runnable)
         lines.append(_row(chapter, "overall", len(runnable), overall))
         per_backend: dict[str, Counter[str]] = {}
         for status in runnable:
             for verdict in status.backends:
-                per_backend.setdefault(verdict.backend, Counter())[verdict.status] += 1
+                per_backend.setdefault(verdict.backend, Counter())[_column(verdict.status, verdict.uncovered)] += 1
                 if verdict.status == "CONTRADICTED":
                     where = f"`{status.claim_id}` on {verdict.backend} (run `{verdict.run_id}`)"
                     findings.append(f"- {where}: {_cell(verdict.evidence)}")
@@ -48,6 +50,10 @@ def summary_markdown(statuses: Sequence[ClaimStatus]) -> str:
     if findings:
         text += "\nFindings (the observation contradicts the book):\n\n" + "\n".join(findings) + "\n"
     return text
+
+
+def _column(status: str, uncovered: tuple[str, ...]) -> str:
+    return PARTIAL if status == "OBSERVED" and uncovered else status
 
 
 def _row(chapter: str, backend: str, total: int, counts: Counter[str]) -> str:

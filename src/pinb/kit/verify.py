@@ -90,14 +90,14 @@ def plan(project: Project, options: VerifyOptions) -> tuple[list[ExecutionReques
     chapters = project.select(list(options.chapters))
     if not chapters:
         raise KitError("no chapters are registered")
-    parameters = default_parameters(backend) | dict(options.parameters)
     listing = project.store.list()
     here = environment.reuse_key(backend)
-    todo: list[tuple[ChapterLike, Path, Inputs]] = []
+    todo: list[tuple[ChapterLike, Path, Inputs, dict[str, Any]]] = []
     results: list[ChapterResult] = []
     for chapter in chapters:
         notebook = project.notebook_path(chapter)
         info = inspect_notebook(notebook)
+        parameters = default_parameters(backend, info.parameter_names) | dict(options.parameters)
         check_parameters(notebook, info, parameters)
         inputs = project.current_inputs(chapter, backend, parameters).model_copy(update={"environment": here})
         completed = [
@@ -116,7 +116,7 @@ def plan(project: Project, options: VerifyOptions) -> tuple[list[ExecutionReques
         if cached and not options.force:
             result.run, result.cached = cached[-1], True
             continue
-        todo.append((chapter, notebook, inputs))
+        todo.append((chapter, notebook, inputs, parameters))
     if not todo:
         return [], results
     if options.backend == "pi" and environment.pi_installed(backend.split("@", 1)[1]) is False:
@@ -145,7 +145,7 @@ def plan(project: Project, options: VerifyOptions) -> tuple[list[ExecutionReques
             timeout=options.timeout,
             known_claims=frozenset(claim.id for claim in chapter.claims),
         )
-        for chapter, notebook, inputs in todo
+        for chapter, notebook, inputs, parameters in todo
     ]
     return requests, results
 

@@ -7,6 +7,11 @@ can fail says CONTRADICTED when one of the faults its claim names is on (`pinb c
 Most faults swap a function of the stand-in for a faulty wrapper while they are on (`injected`), so the layers
 carry no hook at all; the few that sit in the middle of a function are flags the layer reads from
 `pinb._faults.ACTIVE`. Nothing is patched and `ACTIVE` stays empty unless a fault is injected.
+
+A chapter folder may declare its own faults in a `faults.py` beside its ledger, with this module's switchboard:
+`@fault(name, deviation)` over a function returning the patches (or `flag(...)`), or a `FAULTS` dict of `Fault`s
+of its own. `load_chapter_faults()` imports them (every lookup here does), so an author never edits this module;
+`FAULT_CHAPTER` says which chapter declared a fault.
 """
 
 from __future__ import annotations
@@ -38,6 +43,9 @@ class Fault:
 
 
 FAULTS: dict[str, Fault] = {}
+#: A fault declared by a chapter folder's `faults.py` → that chapter's id (pinb's own faults are not listed).
+FAULT_CHAPTER: dict[str, str] = {}
+_loaded: set[str] = set()
 
 
 def fault(name: str, deviation: str) -> Callable[[Callable[[], list[Patch]]], Callable[[], list[Patch]]]:
@@ -52,7 +60,40 @@ def flag(name: str, deviation: str) -> None:
     FAULTS[name] = Fault(name, deviation, None)
 
 
+def load_chapter_faults() -> dict[str, Fault]:
+    """Import every chapter folder's `faults.py` once (their faults join `FAULTS`); every fault by name."""
+    from pinb.chapters.registry import folders
+
+    for chapter_id, found in folders().items():
+        if chapter_id in _loaded:
+            continue
+        before = set(FAULTS)
+        module = found.module("faults")
+        _loaded.add(chapter_id)
+        if module is None:
+            continue
+        own = getattr(module, "FAULTS", None)
+        if isinstance(own, dict) and own is not FAULTS:
+            for name, item in own.items():
+                if not isinstance(item, Fault):
+                    raise UsageError(f"{found.folder}/faults.py: FAULTS[{name!r}] is not a Fault")
+                FAULTS.setdefault(name, item)
+        for name in set(FAULTS) - before:
+            FAULT_CHAPTER[name] = chapter_id
+    return FAULTS
+
+
+def forget_chapter_faults() -> None:
+    """Drop the chapters' own faults (after the chapter folders changed in this process)."""
+    for name in FAULT_CHAPTER:
+        FAULTS.pop(name, None)
+    FAULT_CHAPTER.clear()
+    _loaded.clear()
+
+
 def get(name: str) -> Fault:
+    if name not in FAULTS:
+        load_chapter_faults()
     try:
         return FAULTS[name]
     except KeyError:
@@ -998,4 +1039,14 @@ def _tagging_guard(orig: Any) -> Any:
     return guard
 
 
-__all__ = ["FAULTS", "Fault", "get", "injected"]
+__all__ = [
+    "FAULTS",
+    "FAULT_CHAPTER",
+    "Fault",
+    "fault",
+    "flag",
+    "forget_chapter_faults",
+    "get",
+    "injected",
+    "load_chapter_faults",
+]

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pinb._async import run_sync
 from pinb.testing import faults
 
-Status = Literal["OBSERVED", "CONTRADICTED", "ERROR", "UNRUN"]
+Status = Literal["OBSERVED", "CONTRADICTED", "NOT EXERCISED", "ERROR", "UNRUN"]
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,8 @@ class Verdict:
     status: Status
     evidence: str
     fault: str | None = None
+    result: Any = None
+    """A property claim's `pinb.chapters.witnesses.PropertyResult` (its witnesses, its counterexample)."""
 
 
 def standin_reason(claim_id: str) -> str | None:
@@ -35,23 +37,55 @@ def standin_reason(claim_id: str) -> str | None:
     return unrun_reason(claim_spec(claim_id), "standin", None)
 
 
-async def ajudge(claim_id: str, fault: str | None = None, knobs: Mapping[str, Any] | None = None) -> Verdict:
-    """The claim's verdict on the stand-in, under `fault` when one is named."""
+async def ajudge(
+    claim_id: str, fault: str | None = None, knobs: Mapping[str, Any] | None = None, witnesses: int = 0
+) -> Verdict:
+    """The claim's verdict on the stand-in, under `fault` when one is named (a property claim: on its hand-written
+    witness and `witnesses` seeded generated ones)."""
     reason = standin_reason(claim_id)
     if reason is not None:
         return Verdict(claim_id, "UNRUN", reason, fault)
     if fault is None:
-        return await _judge(claim_id, dict(knobs or {}), None)
+        return await _judge(claim_id, dict(knobs or {}), None, witnesses)
     with faults.injected(fault):
-        return await _judge(claim_id, dict(knobs or {}), fault)
+        return await _judge(claim_id, dict(knobs or {}), fault, witnesses)
 
 
-def judge(claim_id: str, fault: str | None = None, knobs: Mapping[str, Any] | None = None) -> Verdict:
+def judge(
+    claim_id: str, fault: str | None = None, knobs: Mapping[str, Any] | None = None, witnesses: int = 0
+) -> Verdict:
     """`ajudge` for code outside an event loop."""
-    return run_sync(ajudge(claim_id, fault, knobs))
+    return run_sync(ajudge(claim_id, fault, knobs, witnesses))
 
 
-async def _judge(claim_id: str, knobs: dict[str, Any], fault: str | None) -> Verdict:
+async def _judge_property(
+    claim_id: str, experiment: Any, knobs: dict[str, Any], fault: str | None, witnesses: int
+) -> Verdict:
+    from pinb.chapters.backends import run_scenario, run_standin_sync
+    from pinb.chapters.registry import claim_spec
+    from pinb.chapters.witnesses import assess, seed_for
+
+    spec = claim_spec(claim_id)
+    prop = experiment.property
+
+    async def run(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return await run_scenario(scenario, "standin")
+
+    result, _traces = await assess(
+        prop,
+        prop.hand(knobs),
+        knobs,
+        run,
+        run_standin_sync,
+        witnesses=witnesses,
+        seed=seed_for(claim_id),
+        covers=spec.covers,
+        uncovered=spec.uncovered,
+    )
+    return Verdict(claim_id, result.status, result.evidence, fault, result)
+
+
+async def _judge(claim_id: str, knobs: dict[str, Any], fault: str | None, witnesses: int = 0) -> Verdict:
     from pinb.chapters.backends import run_scenario
     from pinb.chapters.experiments import (
         BookExampleExperiment,
@@ -60,11 +94,14 @@ async def _judge(claim_id: str, knobs: dict[str, Any], fault: str | None) -> Ver
         experiment_for,
     )
     from pinb.chapters.experiments import judge as call_judge
+    from pinb.chapters.properties import PropertyExperiment
 
     experiment = experiment_for(claim_id)
     if isinstance(experiment, BookExampleExperiment):
         experiment = experiment.standin
     try:
+        if isinstance(experiment, PropertyExperiment):
+            return await _judge_property(claim_id, experiment, knobs, fault, witnesses)
         if isinstance(experiment, ScenarioExperiment):
             traces = {name: await run_scenario(s, "standin") for name, s in experiment.scenarios(knobs).items()}
             finding = call_judge(experiment, traces, knobs)

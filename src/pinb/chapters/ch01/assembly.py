@@ -25,6 +25,9 @@ SKILL_PATH = "app/.pi/skills/release-notes/SKILL.md"
 SKILL_NAME = "release-notes"
 SKILL = f"---\nname: {SKILL_NAME}\ndescription: {SKILL_DESCRIPTION}\n---\n{SKILL_BODY}"
 LADDER = {"AGENTS.md": ROOT_RULE, "app/AGENTS.md": APP_RULE, "elsewhere/AGENTS.md": ELSEWHERE_RULE}
+CLAUDE_RULE = "Claude rule: keep lines short."
+#: AGENTS.md's friend: a CLAUDE.md at the root, an AGENTS.md in the working directory.
+CLAUDE_LADDER = {"CLAUDE.md": CLAUDE_RULE, "app/AGENTS.md": APP_RULE}
 ADDITION = "\nONE-OFF ADDITION"
 TEMPLATE_NAME = "brief"
 TEMPLATE_BODY = "TEMPLATE: answer in one line about $1."
@@ -99,6 +102,7 @@ def ladder(params: Params) -> dict[str, dict[str, Any]]:
     return {
         "base": _project("ch01-context-base", {}),
         "context-files": _project("ch01-context-files", LADDER),
+        "claude-md": _project("ch01-context-claude-md", CLAUDE_LADDER),
         "append": _project("ch01-context-append", {**LADDER, "app/.pi/APPEND_SYSTEM.md": APPENDED}),
         "system-md": _project("ch01-context-system-md", {**LADDER, "app/.pi/SYSTEM.md": REPLACEMENT}),
         "skill": skill_on_demand(params)["skill"],

@@ -20,6 +20,7 @@ from pinb.chapters.experiments import (
     ScenarioExperiment,
     Trace,
 )
+from pinb.chapters.properties import PropertyExperiment
 
 # --- one turn ---------------------------------------------------------------------------------------------------
 
@@ -703,7 +704,9 @@ def judge_before_tool_call_mutation(traces: dict[str, Trace], params: Params) ->
     )
 
 
-EXPERIMENTS: dict[str, Any] = {
+#: The experiments as the notebook ran them before they were properties (kept for the book's program on the pi
+#: backend, whose run the framework judges through `BookExampleExperiment`, and for comparison in the tests).
+JUDGED: dict[str, Any] = {
     "loop.message-added-to-branch": ScenarioExperiment(_hello, judge_message_added),
     "loop.request-four-inputs": ScenarioExperiment(_four_inputs, judge_four_inputs),
     "inputs.table-model-settings": ScenarioExperiment(_model_settings, judge_model_settings, picture="thinking"),
@@ -742,5 +745,24 @@ EXPERIMENTS: dict[str, Any] = {
     "example.tool-shape": ScenarioExperiment(_word_count_agent, judge_tool_shape),
     "example.runs-on-pinned-packages": BookExampleExperiment(NAME, program, judge_book_runs_on_pinned),
 }
-EXPERIMENTS.update(assembly.EXPERIMENTS)
-EXPERIMENTS.update({name: PackageExperiment(judge, packages.load_facts) for name, judge in packages.JUDGES.items()})
+JUDGED.update(assembly.EXPERIMENTS)
+JUDGED.update({name: PackageExperiment(judge, packages.load_facts) for name, judge in packages.JUDGES.items()})
+
+
+def _experiments() -> dict[str, Any]:
+    """Every claim's experiment: its property (package claims with the facts loader), and the book's program as
+    the framework runs it on the pi backend (its property form is `props_packages.PROGRAM_PROPERTIES`)."""
+    from pinb.chapters.ch01.properties import FACT_PROPERTIES, PROGRAM_PROPERTIES, SCENARIO_PROPERTIES
+
+    found: dict[str, Any] = {name: PropertyExperiment(prop) for name, prop in SCENARIO_PROPERTIES.items()}
+    found.update({name: PropertyExperiment(prop, packages.load_facts) for name, prop in FACT_PROPERTIES.items()})
+    found.update({name: JUDGED[name] for name in PROGRAM_PROPERTIES})
+    return found
+
+
+def __getattr__(name: str) -> Any:
+    # EXPERIMENTS is built on first use: the property modules import this module's scenario builders.
+    if name == "EXPERIMENTS":
+        globals()["EXPERIMENTS"] = _experiments()
+        return globals()["EXPERIMENTS"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,72 @@
+"""Benchmark `pinb claims check-properties` at N generated witnesses per claim on the stand-in, whole process.
+
+    .venv/bin/python bench/check_properties.py [--witnesses 50] [CHAPTER…]
+
+Runs `pinb claims check-properties CHAPTER… --witnesses N --json` once as a user runs it and prints the wall time,
+the target (≤ 300 s for both chapters at 50 witnesses on 2 cores), the number of property claims and witnesses
+judged, the claims' statuses, each claim whose generated witnesses miss the premise 20 % of the time or more, and
+the slowest claims (from the per-claim progress lines). The machine's load average is printed before and after: on
+a shared machine, quote the figures with it. A benchmark, not a test: it exits 0 whatever the figures are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+TARGET_SECONDS = 300.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("chapters", nargs="*", metavar="CHAPTER", help="chapter ids (default: every chapter)")
+    parser.add_argument("--witnesses", type=int, default=50, help="generated witnesses per claim (default 50)")
+    args = parser.parse_args()
+    pinb = Path(sys.executable).with_name("pinb")
+    command = [str(pinb), "claims", "check-properties", *args.chapters, "--witnesses", str(args.witnesses), "--json"]
+    print("load average before:", " ".join(f"{x:.2f}" for x in os.getloadavg()), f"({os.cpu_count()} cores)")
+    print("$", " ".join(command[1:]).replace(str(pinb), "pinb"))
+    started = time.monotonic()
+    stamps: list[tuple[float, str]] = []
+    with subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        assert process.stderr is not None and process.stdout is not None
+        for line in process.stderr:
+            stamps.append((time.monotonic() - started, line.strip()))
+        out = process.stdout.read()
+    elapsed = time.monotonic() - started
+    print("load average after: ", " ".join(f"{x:.2f}" for x in os.getloadavg()))
+    try:
+        data = json.loads(out)
+    except ValueError:
+        print(f"check-properties printed no JSON (exit {process.returncode}); its stderr ends: {stamps[-3:]}")
+        return 0
+    claims = data["claims"]
+    witnesses = sum(len(claim.get("witnesses", ())) for claim in claims)
+    statuses: dict[str, int] = {}
+    for claim in claims:
+        statuses[claim["status"]] = statuses.get(claim["status"], 0) + 1
+    verdict = "within" if elapsed <= TARGET_SECONDS else "OVER"
+    print(
+        f"wall time {elapsed:.1f} s for {len(claims)} property claims, {witnesses} witnesses judged "
+        f"({verdict} the {TARGET_SECONDS:.0f} s target); exit {process.returncode}"
+    )
+    print("statuses:", ", ".join(f"{n} {status}" for status, n in sorted(statuses.items())))
+    loose = [(c["claim_id"], c["not_exercised"]) for c in claims if c.get("not_exercised", 0) >= 0.2]
+    for claim_id, share in loose:
+        print(f"  {share:.0%} of generated witnesses NOT EXERCISED: {claim_id}")
+    durations = [(b[0] - a[0], b[1]) for a, b in zip([(0.0, ""), *stamps], stamps, strict=False)]
+    for seconds, line in sorted(durations, reverse=True)[:5]:
+        print(f"  slowest: {seconds:6.1f} s  {line}")
+    for problem in data.get("problems", []):
+        print("  problem:", problem)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,273 @@
+"""Chapter 01's claims as properties: each holds on its hand witness and on generated ones (stand-in), an edit that
+keeps the premise keeps the verdict, one that removes it says NOT EXERCISED, and every named fault flips its claim."""
+
+from __future__ import annotations
+
+import collections
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from pinb.chapters import common
+from pinb.chapters.backends import run_standin_sync
+from pinb.chapters.ch01 import assembly as asm
+from pinb.chapters.ch01 import experiments as ex
+from pinb.chapters.ch01 import faults as chapter_faults
+from pinb.chapters.ch01 import props_packages as pp
+from pinb.chapters.ch01.properties import FACT_PROPERTIES, PROGRAM_PROPERTIES, SCENARIO_PROPERTIES
+from pinb.chapters.ledger import load_ledger
+from pinb.chapters.properties import Property, Witness, WitnessVerdict, judge_witness
+from pinb.scenario.model import parse_scenario
+from pinb.testing.faults import injected
+
+LEDGER = load_ledger(Path(ex.__file__).with_name("ledger.yaml"))
+GENERATED = 50
+
+
+def check(prop: Property, scenarios: dict[str, dict[str, Any]], name: str = "hand") -> WitnessVerdict:
+    traces = {key: run_standin_sync(scenario) for key, scenario in scenarios.items()}
+    return judge_witness(prop, Witness(name, scenarios, traces))
+
+
+def hand(experiment: str) -> dict[str, dict[str, Any]]:
+    return SCENARIO_PROPERTIES[experiment].hand({})
+
+
+def test_every_runnable_claim_has_a_property_covers_and_the_experiment() -> None:
+    runnable = [c for c in LEDGER.claims if c.kind == "runnable"]
+    assert len(runnable) == 56
+    properties = {**SCENARIO_PROPERTIES, **FACT_PROPERTIES, **PROGRAM_PROPERTIES}
+    assert {c.experiment for c in runnable} == set(properties)
+    assert all(c.covers for c in runnable)
+    assert all(SCENARIO_PROPERTIES[e].family is not None for e in SCENARIO_PROPERTIES)
+
+
+@pytest.mark.parametrize("experiment", sorted(SCENARIO_PROPERTIES))
+def test_hand_witness_is_observed_on_the_standin(experiment: str) -> None:
+    verdict = check(SCENARIO_PROPERTIES[experiment], hand(experiment))
+    assert verdict.status == "OBSERVED", verdict.evidence
+
+
+@pytest.mark.parametrize("experiment", sorted(SCENARIO_PROPERTIES))
+def test_generated_witnesses_are_observed_and_mostly_exercised(experiment: str) -> None:
+    prop = SCENARIO_PROPERTIES[experiment]
+    assert prop.family is not None
+    seen: collections.Counter[str] = collections.Counter()
+    bad: list[str] = []
+
+    @settings(
+        max_examples=GENERATED,
+        database=None,
+        derandomize=True,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(prop.family({}))
+    def run(scenarios: dict[str, dict[str, Any]]) -> None:
+        for key, scenario in scenarios.items():
+            parse_scenario(dict(scenario), source=key)  # every drawn scenario is a valid one
+        verdict = check(prop, scenarios, "generated")
+        seen[verdict.status] += 1
+        if verdict.status not in ("OBSERVED", "NOT EXERCISED"):
+            bad.append(f"{verdict.status}: {verdict.evidence} {verdict.error}")
+
+    run()
+    assert not bad, bad[:2]
+    assert sum(seen.values()) >= GENERATED
+    assert seen["NOT EXERCISED"] < 0.2 * sum(seen.values()), seen
+
+
+# --- reader's edits -----------------------------------------------------------------------------------------------
+
+
+def _sequential(s: dict[str, dict[str, Any]]) -> None:
+    s["two-tools"]["settings"]["tool_execution"] = "sequential"
+
+
+def _no_tool_calls(s: dict[str, dict[str, Any]]) -> None:
+    for scenario in s.values():
+        scenario["responses"] = [r for r in scenario["responses"] if r.get("stopReason") != "toolUse"]
+
+
+def _claude_md_in_the_working_directory(s: dict[str, dict[str, Any]]) -> None:
+    files = s["context-files"]["project"]["files"]
+    files["app/CLAUDE.md"] = files.pop("app/AGENTS.md")
+
+
+def _no_context_files(s: dict[str, dict[str, Any]]) -> None:
+    for key in ("context-files", "claude-md"):
+        s[key]["project"]["files"] = {}
+
+
+def _queued_in_another_order(s: dict[str, dict[str, Any]]) -> None:
+    for scenario in s.values():
+        queued = [q for q in scenario["queue"] if q["do"] != "abort"]
+        scenario["queue"] = [*reversed(queued), *(q for q in scenario["queue"] if q["do"] == "abort")]
+
+
+def _no_abort(s: dict[str, dict[str, Any]]) -> None:
+    for scenario in s.values():
+        scenario["queue"] = [q for q in scenario["queue"] if q["do"] != "abort"]
+
+
+def _other_questions(s: dict[str, dict[str, Any]]) -> None:
+    scenario = s["edit"]
+    scenario["prompt"] = ["what is a turn", "what is a run"]
+    scenario["steps"][0]["target"]["text"] = "what is a run"
+
+
+def _no_going_back(s: dict[str, dict[str, Any]]) -> None:
+    s["edit"]["steps"] = [step for step in s["edit"]["steps"] if step["do"] != "navigate"]
+
+
+def _other_mutation(s: dict[str, dict[str, Any]]) -> None:
+    s["hook-mutates"]["hooks"]["before_tool_call"]["set"]["text"] = "a b c d e f g"
+
+
+def _mutation_keeps_the_count(s: dict[str, dict[str, Any]]) -> None:
+    s["hook-mutates"]["hooks"]["before_tool_call"]["set"]["text"] = "other words"
+
+
+def _longer_preface(s: dict[str, dict[str, Any]]) -> None:
+    s["text-and-call"]["responses"][0]["content"][0]["text"] = "Let me count those words for you."
+
+
+def _no_preface(s: dict[str, dict[str, Any]]) -> None:
+    content = s["text-and-call"]["responses"][0]["content"]
+    s["text-and-call"]["responses"][0]["content"] = [b for b in content if b["type"] != "text"]
+
+
+def _five_turns(s: dict[str, dict[str, Any]]) -> None:
+    scenario = s["compact"]
+    scenario["prompt"] = [*scenario["prompt"], f"question 4{asm.WORDS}"]
+    scenario["responses"].insert(4, {"content": [{"type": "text", "text": f"answer 4{asm.WORDS}"}]})
+
+
+def _no_compaction(s: dict[str, dict[str, Any]]) -> None:
+    s["compact"]["steps"] = [step for step in s["compact"]["steps"] if step["do"] != "compact"]
+
+
+EDITS = {
+    "loop.turn-shape": (_sequential, _no_tool_calls),
+    "context.agents-md-by-directory": (_claude_md_in_the_working_directory, _no_context_files),
+    "queue.abort-keeps-queued": (_queued_in_another_order, _no_abort),
+    "tree.active-branch-supplies-history": (_other_questions, _no_going_back),
+    "seam.before-tool-call-mutation": (_other_mutation, _mutation_keeps_the_count),
+    "loop.response-text-and-tool-calls": (_longer_preface, _no_preface),
+    "compaction.entries-stay": (_five_turns, _no_compaction),
+}
+
+
+@pytest.mark.parametrize("experiment", sorted(EDITS))
+def test_an_edit_keeping_the_premise_keeps_the_verdict_and_one_removing_it_is_not_exercised(experiment: str) -> None:
+    keep, remove = EDITS[experiment]
+    prop = SCENARIO_PROPERTIES[experiment]
+    kept, removed = copy.deepcopy(hand(experiment)), copy.deepcopy(hand(experiment))
+    keep(kept)
+    remove(removed)
+    assert check(prop, kept, "edited").status == "OBSERVED"
+    verdict = check(prop, removed, "edited")
+    assert verdict.status == "NOT EXERCISED", verdict.evidence
+
+
+# --- named faults -------------------------------------------------------------------------------------------------
+
+FAULTED = sorted((c.experiment, f) for c in LEDGER.claims if c.experiment in SCENARIO_PROPERTIES for f in c.faults)
+
+
+@pytest.mark.parametrize(("experiment", "fault"), FAULTED)
+def test_each_named_fault_flips_its_claim(experiment: str, fault: str) -> None:
+    scenarios = hand(experiment)
+    with injected(fault):
+        traces = {key: run_standin_sync(s) for key, s in scenarios.items()}
+    verdict = judge_witness(SCENARIO_PROPERTIES[experiment], Witness("hand", scenarios, traces))
+    assert verdict.status == "CONTRADICTED", verdict.evidence
+
+
+#: Chapter faults the earlier judges did not see, with the earlier judge of the claim each one flips.
+MISSED_BEFORE = {
+    "system-md-drops-context-files": ("context.system-md-replaces", asm.judge_system_md),
+    "claude-md-not-loaded": ("context.agents-md-by-directory", asm.judge_agents_md_by_directory),
+    "overflow-compacts-without-retry": ("run.agent-end-not-the-end", common.judge_agent_end_not_the_end),
+    "abort-misses-running-tool": ("queue.abort-keeps-queued", ex.judge_abort_keeps_queued),
+    "session-abort-clears-queues": ("queue.abort-keeps-queued", ex.judge_abort_keeps_queued),
+}
+
+
+def test_every_chapter_fault_is_named_by_a_claim() -> None:
+    named = {f for c in LEDGER.claims for f in c.faults}
+    assert set(chapter_faults.FAULTS) == set(MISSED_BEFORE)
+    assert set(chapter_faults.FAULTS) <= named
+
+
+@pytest.mark.parametrize("fault", sorted(MISSED_BEFORE))
+def test_chapter_faults_pass_the_earlier_judge_and_fail_the_property(fault: str) -> None:
+    experiment, earlier = MISSED_BEFORE[fault]
+    scenarios = hand(experiment)
+    with injected(fault):
+        traces = {key: run_standin_sync(s) for key, s in scenarios.items()}
+    assert earlier(traces).holds  # the bug the earlier judge missed
+    assert judge_witness(SCENARIO_PROPERTIES[experiment], Witness("hand", scenarios, traces)).status == "CONTRADICTED"
+
+
+# --- package facts and the book's program: witnesses are releases ----------------------------------------------------
+
+#: What the recorded releases say (the findings in the README's ledger table).
+RECORDED = {
+    "1.6.0": {
+        "packages.graph": "CONTRADICTED",
+        "packages.ai-model-access-only": "OBSERVED",
+        "packages.coding-agent-composes": "CONTRADICTED",
+        "packages.core-size": "OBSERVED",
+        "packages.pinned-release": "CONTRADICTED",
+        "example.three-lines": "CONTRADICTED",
+        "example.node-runs-typescript": "OBSERVED",
+        "example.runs-on-pinned-packages": "CONTRADICTED",
+    },
+    "1.0.3": {
+        "packages.graph": "OBSERVED",
+        "packages.ai-model-access-only": "NOT EXERCISED",
+        "packages.coding-agent-composes": "OBSERVED",
+        "packages.core-size": "OBSERVED",
+        "packages.pinned-release": "CONTRADICTED",
+        "example.three-lines": "OBSERVED",
+        "example.node-runs-typescript": "OBSERVED",
+        "example.runs-on-pinned-packages": "OBSERVED",
+    },
+}
+
+
+@pytest.mark.parametrize("version", sorted(RECORDED))
+def test_release_witnesses_give_the_recorded_verdicts(version: str) -> None:
+    facts, program = pp.recorded_facts_witness(version), pp.program_witness(version)
+    for experiment, status in RECORDED[version].items():
+        prop, witness = (
+            (FACT_PROPERTIES[experiment], facts)
+            if experiment in FACT_PROPERTIES
+            else (PROGRAM_PROPERTIES[experiment], program)
+        )
+        assert judge_witness(prop, witness).status == status, experiment
+
+
+def test_a_changed_fact_flips_the_package_claims() -> None:
+    witness = pp.recorded_facts_witness("1.0.3")
+    facts = witness.params["facts"]
+    manifests = dict(facts.facts.manifests)
+    core = manifests[pp.pk.CORE]
+    manifests[pp.pk.CORE] = core.model_copy(update={"dependencies": {**core.dependencies, pp.pk.TUI: "^1"}})
+    changed = facts.facts.model_copy(update={"manifests": manifests, "agent_core_depends_on_tui": True})
+    edited = Witness("edited", {}, {}, {**witness.params, "facts": pp.pk.Facts(changed, facts.source, facts.extra)})
+    assert judge_witness(FACT_PROPERTIES["packages.graph"], edited).status == "CONTRADICTED"
+    tui = dict(facts.extra)
+    tui[pp.pk.TUI] = {"dependencies": {}}
+    edited = Witness("edited", {}, {}, {**witness.params, "facts": pp.pk.Facts(changed, facts.source, tui)})
+    assert judge_witness(FACT_PROPERTIES["packages.core-no-tui"], edited).status == "CONTRADICTED"
+
+
+def test_a_missing_release_is_not_exercised() -> None:
+    witness = Witness("pi@0.0.0", {}, {}, {"facts": None, "run": None, "release": "0.0.0", "why": "not installed"})
+    for prop in (*FACT_PROPERTIES.values(), *PROGRAM_PROPERTIES.values()):
+        assert judge_witness(prop, witness).status == "NOT EXERCISED"

@@ -1,0 +1,81 @@
+"""Generated witnesses: seeded draws that reproduce, NOT EXERCISED counted, and a contradicted witness shrunk to a
+minimal counterexample, on the stand-in with the sample property."""
+
+from __future__ import annotations
+
+from pinb.chapters.backends import run_standin_sync
+from pinb.chapters.witnesses import explore, seed_for
+
+from .sample_property import LAST_FIRST, LOAD_ORDER
+
+
+def _shapes(explored) -> list[list[int]]:
+    return [
+        [len(extension["handlers"]) for extension in witness.scenarios["order"]["extensions"]]
+        for witness in explored.witnesses
+    ]
+
+
+def test_the_same_seed_draws_the_same_witnesses_and_another_seed_others() -> None:
+    seen: list[dict] = []
+
+    def run(scenario):
+        seen.append(scenario)
+        return run_standin_sync(scenario)
+
+    first = explore(LOAD_ORDER, {}, 12, seed_for("pi-90.handlers.load-order"), run)
+    again = explore(LOAD_ORDER, {}, 12, seed_for("pi-90.handlers.load-order"), run_standin_sync)
+    other = explore(LOAD_ORDER, {}, 12, seed_for("pi-90.handlers.other"), run_standin_sync)
+    assert _shapes(first) == _shapes(again)
+    assert _shapes(first) != _shapes(other)
+    assert len(first.verdicts) == 12 and len(seen) == 12
+    assert first.counterexample is None and first.note == ""
+
+
+def test_a_true_property_holds_on_every_exercised_witness_and_one_extension_is_not_exercised() -> None:
+    explored = explore(LOAD_ORDER, {}, 30, 7, run_standin_sync)
+    statuses = {verdict.status for verdict in explored.verdicts}
+    assert statuses <= {"OBSERVED", "NOT EXERCISED"} and "OBSERVED" in statuses
+    assert explored.status == "OBSERVED"
+    for verdict, shape in zip(explored.verdicts, _shapes(explored), strict=True):
+        assert (verdict.status == "NOT EXERCISED") == (len(shape) == 1)
+        if verdict.status == "OBSERVED":
+            assert verdict.expected == verdict.observed
+
+
+def test_a_false_property_is_contradicted_and_shrinks_to_a_minimal_counterexample() -> None:
+    explored = explore(LAST_FIRST, {}, 30, 3, run_standin_sync)
+    assert explored.status == "CONTRADICTED"
+    assert explored.verdicts[-1].status == "CONTRADICTED"  # the draws stop at the first disagreement
+    assert _shapes(explored)[-1] == [3, 2, 2]  # seed 3's first contradicted witness, shrunk below
+    assert explored.counterexample is not None and explored.counterexample_verdict is not None
+    minimal = [len(e["handlers"]) for e in explored.counterexample.scenarios["order"]["extensions"]]
+    assert minimal == [1, 1]  # two extensions of one handler each: nothing smaller exercises the sentence
+    assert explored.counterexample_verdict.status == "CONTRADICTED"
+    assert explored.counterexample_verdict.evidence == "expected e2h1 → e1h1; observed e1h1 → e2h1"
+    assert explored.shrink_runs > 0
+
+
+def test_a_shrink_stops_at_its_budget_with_the_smallest_found() -> None:
+    explored = explore(LAST_FIRST, {}, 30, 3, run_standin_sync, shrink_budget=0)
+    assert explored.shrink_runs == 0
+    assert explored.counterexample is not None
+    assert explored.counterexample.traces == explored.witnesses[-1].traces
+
+
+def test_a_witness_that_cannot_run_is_an_error_not_a_verdict_of_pi() -> None:
+    def broken(scenario):
+        raise RuntimeError("the bridge is down")
+
+    explored = explore(LOAD_ORDER, {}, 3, 1, broken)
+    assert [verdict.status for verdict in explored.verdicts] == ["ERROR"] * 3
+    assert explored.verdicts[0].error == "RuntimeError: the bridge is down"
+    assert explored.status == "ERROR"
+
+
+def test_draw_gives_the_witnesses_explore_runs_without_running_them() -> None:
+    from pinb.chapters.witnesses import draw
+
+    drawn = draw(LOAD_ORDER, {}, 12, seed_for("pi-90.handlers.load-order"))
+    explored = explore(LOAD_ORDER, {}, 12, seed_for("pi-90.handlers.load-order"), run_standin_sync)
+    assert drawn == [witness.scenarios for witness in explored.witnesses]

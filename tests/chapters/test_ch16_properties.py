@@ -23,6 +23,7 @@ from pinb.chapters.ch16.properties import PROPERTIES
 from pinb.chapters.ch16.props_guard import commands
 from pinb.chapters.properties import Property, Witness, WitnessVerdict, judge_witness
 from pinb.chapters.registry import claim_specs
+from pinb.testing import faults
 
 GENERATED = 50
 CLAIMS = sorted(PROPERTIES)
@@ -244,7 +245,7 @@ def first_contradiction(prop: Property, n: int = GENERATED) -> WitnessVerdict | 
     ("fault", "claim"), [(f, c) for f, claims in FLIPS.items() for c in claims], ids=lambda x: str(x)
 )
 def test_a_chapter_fault_flips_its_claim(fault: str, claim: str) -> None:
-    with ch16_faults.injected(fault):
+    with faults.injected(fault):
         assert first_contradiction(PROPERTIES[claim]) is not None
 
 

@@ -89,6 +89,9 @@ def judge_blocks_force_push(traces: dict[str, Trace]) -> Finding:
 def _patterns(params: Params) -> dict[str, dict[str, Any]]:
     # Every shell command of the corpus, including the spellings the book's regexes let through (case, tabs, ...).
     commands = [case.command for case in EVASION_CORPUS if case.tool_name == "bash"]
+    # Two more where JavaScript's regexes differ from Python's: \b between "é" and "g" (ASCII word characters
+    # only), and \s against U+0085 (not JavaScript whitespace).
+    commands += ["égit push --force", "git\u0085push -f"]
     return {
         "patterns": sc.app(
             "ch16-guard-patterns",
@@ -555,7 +558,14 @@ def judge_concurrent(traces: dict[str, Trace]) -> Finding:
 
 
 def _turn_end(params: Params) -> dict[str, dict[str, Any]]:
-    return {"turn-end": sc.settle_continue("turn_end", entry_text="Add the risks.")}
+    """A turn_end handler that appends an entry and continues on its first two turns: one ran a tool call, the
+    second would have ended the run."""
+    scenario = sc.settle_continue("turn_end", entry_text="Add the risks.")
+    handler = scenario["extensions"][0]["handlers"][0]
+    handler["action"] = {"kind": "continue_times", "times": 2, "entry": handler["action"]["entry"]}
+    scenario["responses"] = [sc.calls(sc.call("bash", {"command": "ls"})), *scenario["responses"]]
+    scenario["tools"] = [sc.bash_tool()]
+    return {"turn-end": scenario}
 
 
 def judge_turn_end_actionable(traces: dict[str, Trace]) -> Finding:
@@ -783,12 +793,11 @@ def judge_message_end(traces: dict[str, Trace]) -> Finding:
 
 
 def __getattr__(name: str) -> Any:
-    """`EXPERIMENTS`: every claim's experiment is its property (`properties.PROPERTIES`, whose hand witnesses are
-    built here, hence the late import); the notebook's judge decides the hand witness with it (premise, expected,
-    observed)."""
-    if name != "EXPERIMENTS":
-        raise AttributeError(name)
-    from pinb.chapters.ch16 import witnesses
-    from pinb.chapters.ch16.properties import PROPERTIES
+    # EXPERIMENTS is built on first use: the property modules import this module's scenario builders.
+    if name == "EXPERIMENTS":
+        from pinb.chapters.ch16.properties import PROPERTIES
+        from pinb.chapters.properties import PropertyExperiment
 
-    return {key: witnesses.experiment(prop) for key, prop in PROPERTIES.items()}
+        globals()["EXPERIMENTS"] = {key: PropertyExperiment(prop) for key, prop in PROPERTIES.items()}
+        return globals()["EXPERIMENTS"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

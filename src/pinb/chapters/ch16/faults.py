@@ -2,18 +2,16 @@
 
 The same switchboard as `pinb.testing.faults` (a `Fault` per name, patches built when it is injected): each of
 these passed the old single-scenario judge and is caught by the claim's property on its witness family (and, where
-the hand witness now reaches the path, on that one too). `injected(...)` switches chapter faults and the shared
-ones on alike.
+the hand witness now reaches the path, on that one too). `pinb.testing.faults` loads them (`injected`, `claims
+faults`, `check-judges`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
-from pinb.testing import faults as switchboard
 from pinb.testing.faults import Fault, Patch
 
 FAULTS: dict[str, Fault] = {}
@@ -25,19 +23,6 @@ def fault(name: str, deviation: str) -> Callable[[Callable[[], list[Patch]]], Ca
         return patches
 
     return register
-
-
-@contextmanager
-def injected(*names: str) -> Iterator[None]:
-    """Switch the named faults (this chapter's or the shared ones) on for the block."""
-    saved = dict(switchboard.FAULTS)
-    switchboard.FAULTS.update({name: FAULTS[name] for name in names if name in FAULTS})
-    try:
-        with switchboard.injected(*names):
-            yield
-    finally:
-        switchboard.FAULTS.clear()
-        switchboard.FAULTS.update(saved)
 
 
 def _runner() -> Any:
@@ -189,4 +174,4 @@ def _retry_once() -> list[Patch]:
     return [(AgentSession, "__init__", build)]
 
 
-__all__ = ["FAULTS", "fault", "injected"]
+__all__ = ["FAULTS", "fault"]

@@ -20,7 +20,7 @@ from pinb.chapters import tq
 from pinb.chapters.ch16 import experiments as ex
 from pinb.chapters.ch16 import guard as book_guard
 from pinb.chapters.ch16 import jsguard
-from pinb.chapters.ch16 import witnesses as wt
+from pinb.chapters.ch16 import props_common as wt
 from pinb.chapters.ch16.guard import EVASION_CORPUS
 from pinb.chapters.experiments import Params
 from pinb.chapters.properties import Premise, Property, Witness

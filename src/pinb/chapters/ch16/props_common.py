@@ -1,6 +1,5 @@
 """What chapter 16's properties share: reading a witness (its scenarios and traces), the run every generated
-dispatch witness drives, hypothesis strategies for extensions and handlers, and the bridge that lets a property
-judge the hand-written witness where the notebook still calls a `ScenarioExperiment` judge.
+dispatch witness drives, and hypothesis strategies for extensions and handlers.
 
 Nothing here imports the stand-in's code under test (`pinb.ai`, `pinb.agent`, `pinb.app`): expected values come
 from the scenarios and the chapter's text.
@@ -15,8 +14,7 @@ from hypothesis import strategies as st
 
 from pinb.chapters import scenarios as sc
 from pinb.chapters import tq
-from pinb.chapters.experiments import Finding, Params, ScenarioExperiment
-from pinb.chapters.properties import Premise, Property, Witness, judge_witness
+from pinb.chapters.properties import Premise, Witness
 
 Trace = list[dict[str, Any]]
 
@@ -200,24 +198,6 @@ def shared_events(s: Mapping[str, Any], dispatched: Mapping[str, Any] | None = N
     }
 
 
-# --- the bridge for the notebook's judge ---------------------------------------------------------------------------
-
-
-def as_judge(prop: Property) -> Callable[[dict[str, Trace], Params], Finding]:
-    """A `ScenarioExperiment` judge that decides the hand witness with the property (premise, expected, observed)."""
-
-    def judge(traces: dict[str, Trace], params: Params) -> Finding:
-        witness = Witness("hand", prop.hand(params), traces, params)
-        verdict = judge_witness(prop, witness)
-        return Finding(verdict.status == "OBSERVED", verdict.evidence, f"{verdict.status}: {verdict.premise}")
-
-    return judge
-
-
-def experiment(prop: Property) -> ScenarioExperiment:
-    return ScenarioExperiment(prop.hand, as_judge(prop), prop.picture)
-
-
 def premise(holds: bool, yes: str, no: str) -> Premise:
     return Premise(holds, yes if holds else no)
 
@@ -227,10 +207,8 @@ __all__ = [
     "NOTIFY_ONLY_EVENTS",
     "RUN_EVENTS",
     "TOOL_OUTPUT",
-    "as_judge",
     "declared_order",
     "dispatches",
-    "experiment",
     "extension_sets",
     "handlers",
     "plain_run",

@@ -42,7 +42,7 @@ def draws(prop: Property, n: int = GENERATED) -> list[Scenarios]:
     seen: set[str] = set()
 
     @settings(
-        max_examples=n + n // 2,
+        max_examples=n * 2,
         database=None,
         derandomize=True,
         deadline=None,

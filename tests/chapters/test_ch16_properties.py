@@ -114,13 +114,13 @@ def _keep_first_extension(scenarios: Scenarios) -> Scenarios:
     return out
 
 
-def _actions_to_record(kind: str) -> Callable[[Scenarios], Scenarios]:
+def _actions_to_record(*kinds: str) -> Callable[[Scenarios], Scenarios]:
     def edit(scenarios: Scenarios) -> Scenarios:
         out = copy.deepcopy(scenarios)
         for s in out.values():
             for ext in s.get("extensions", []):
                 for h in ext["handlers"]:
-                    if h["action"]["kind"] == kind:
+                    if h["action"]["kind"] in kinds:
                         h["action"] = {"kind": "record"}
         return out
 
@@ -203,7 +203,7 @@ EDITS: list[tuple[str, str, Callable[[Scenarios], Scenarios], str]] = [
     ("guard.confirm-with-ui", "no UI anywhere", _ui(has_ui=False), "NOT EXERCISED"),
     ("settle.before-settle-actionable", "another entry text", _entry_text("Zweiter Blick 🚀"), "OBSERVED"),
     ("settle.before-settle-actionable", "no continuation", _actions_to_record("continue_once"), "NOT EXERCISED"),
-    ("events.turn-end", "no continuation", _actions_to_record("continue_once"), "NOT EXERCISED"),
+    ("events.turn-end", "no continuation", _actions_to_record("continue_once", "continue_times"), "NOT EXERCISED"),
     ("events.project-trust", "answers reordered", _trust(["no", "undecided", "yes"]), "OBSERVED"),
     ("events.project-trust", "nobody decides", _trust(["undecided"] * 3), "NOT EXERCISED"),
 ]

@@ -3,6 +3,8 @@
 //
 //   node reference/runner.mjs --packages reference/pi-<version> <scenario.json>
 //
+// `runScenario` is also what reference/worker.mjs calls, many times in one process.
+//
 // The trace format is the project's scenario contract (scenario-format.md): seq, source, type, stream flag,
 // then the fields of each event type; tool-call and entry ids become call#N / entry#N labels by first
 // appearance; no timestamps, usage, raw ids or working directories. Nothing here touches the host: tools are
@@ -11,7 +13,7 @@ import { readFileSync, existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync
 import { createHash } from "node:crypto";
 import { dirname, join, resolve } from "node:path";
 import { tmpdir } from "node:os";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Arguments and package loading
@@ -39,7 +41,7 @@ function packageVersion(packages, name) {
 	return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")).version : undefined;
 }
 
-async function importPackage(packages, name) {
+export async function importPackage(packages, name) {
 	const dir = packageDir(packages, name);
 	const manifestPath = join(dir, "package.json");
 	if (!existsSync(manifestPath)) {
@@ -54,7 +56,9 @@ async function importPackage(packages, name) {
 // Trace writer
 
 class Trace {
-	constructor() {
+	// `out` receives each line of text (the CLI writes it to stdout; the worker collects it).
+	constructor(out) {
+		this.out = out;
 		this.seq = 0;
 		this.callLabels = new Map();
 		this.entryLabels = new Map();
@@ -81,7 +85,7 @@ class Trace {
 		for (const [key, value] of pairs) {
 			if (value !== undefined) line[key] = value;
 		}
-		process.stdout.write(`${scrubPaths(JSON.stringify(line))}\n`);
+		this.out(`${scrubPaths(JSON.stringify(line))}\n`);
 		return line;
 	}
 }
@@ -1383,10 +1387,12 @@ async function runAppLayer(scenario, packages, trace) {
 
 const APP_PACKAGES = ["pi-agent-core", "pi-ai", "pi-coding-agent", "pi-schema"];
 
-async function main() {
-	const { packages, scenarioPath } = parseArgs(process.argv.slice(2));
-	const scenario = JSON.parse(readFileSync(scenarioPath, "utf8"));
-	const trace = new Trace();
+// Run one parsed scenario on the package set in `packages`, handing each trace line to `out`. The runner's own
+// per-run state is reset first, so a process can run many scenarios one after another.
+export async function runScenario(scenario, packages, out) {
+	scrubPaths = (text) => text;
+	simulatedCommands.length = 0;
+	const trace = new Trace(out);
 	const versions = {};
 	for (const name of APP_PACKAGES) {
 		const version = packageVersion(packages, name);
@@ -1422,7 +1428,15 @@ async function main() {
 	}
 }
 
-main().then(
+async function main() {
+	const { packages, scenarioPath } = parseArgs(process.argv.slice(2));
+	const scenario = JSON.parse(readFileSync(scenarioPath, "utf8"));
+	await runScenario(scenario, packages, (text) => process.stdout.write(text));
+}
+
+const invokedAsScript = process.argv[1] !== undefined && realpathSync(resolve(process.argv[1])) === realpathSync(fileURLToPath(import.meta.url));
+
+if (invokedAsScript) main().then(
 	() => process.exit(0),
 	(error) => {
 		process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

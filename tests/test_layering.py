@@ -15,7 +15,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "pinb"
 
 #: The layers from the bottom up; each may import the ones before it.
-ORDER = ("ai", "agent", "app", "scenario", "chapters", "kit")
+ORDER = ("ai", "agent", "app", "scenario", "chapters", "scopes", "kit")
 #: Leaf modules every layer may import; they import only each other.
 LEAVES = {"errors", "_async", "_faults", "backends", "claims", "fingerprints", "__init__"}
 #: The command line, and the test-only fault switchboard, sit above every layer.

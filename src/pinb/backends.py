@@ -26,18 +26,31 @@ class PiRelease:
     layers: frozenset[str]
     """`agent` (pi-agent-core), `app` (pi-coding-agent), `package` (facts about the published packages)."""
     note: str = ""
+    corpus: bool = True
+    """Whether the scenario corpus's traces are recorded on it (`pinb reference refresh`); the other releases are
+    in the release matrix (`pinb verify --pi-version all`) only."""
 
 
 #: Newest first; the first is the release the stand-in models and the default of the `pi` backend, the last the
-#: published release nearest the book's pin (`BOOK_PINNED_VERSION`).
+#: published release nearest the book's pin (`BOOK_PINNED_VERSION`). Every registry release from that one on is here
+#: (`pinb reference install --pi-version all` installs them all).
 PI_RELEASES: tuple[PiRelease, ...] = (
     PiRelease("1.6.0", frozenset({"agent", "app", "package"}), "the release the stand-in models"),
+    *(
+        PiRelease(
+            version,
+            frozenset({"agent", "app"}),
+            "in the release matrix for behaviour; package facts are recorded for 1.6.0 and 1.0.3 only",
+            False,
+        )
+        for version in ("1.5.2", "1.5.0", "1.4.0", "1.3.0")
+    ),
     PiRelease(
         "1.0.3",
         frozenset({"agent", "package"}),
         "@earendil-works/pi-coding-agent 1.0.3 cannot be installed: its dependency @earendil-works/chord@^1.0.3 "
         "was not on the npm registry as of 2026-11-30 (no 1.x version of chord was), "
-        "so layer app runs on Pi 1.6.0 only",
+        "so layer app runs on Pi 1.3.0 and later only",
     ),
 )
 PI_MODELLED_VERSION = PI_RELEASES[0].version
@@ -91,11 +104,13 @@ class Backend:
 
     def supports(self, layer: str) -> tuple[bool, str]:
         """Whether this backend can run an experiment on `layer`; the reason when it cannot."""
+        release = self.release
         if layer == "package":
             if self.family != "pi":
                 return False, "package facts come from the real published packages; the stand-in has none"
+            if release is not None and "package" not in release.layers:
+                return False, f"no package facts are recorded for this release ({release.note})"
             return True, ""
-        release = self.release
         if self.family == "pi" and release is not None and layer not in release.layers:
             what = "only pi-agent-core and pi-ai (no application layer)" if layer == "app" else f"no {layer} layer"
             return False, f"the {self.label} reference set has {what}: {release.note}"

@@ -35,7 +35,7 @@ from pydantic import (
 )
 
 from pinb.backends import FAMILIES, LABEL_RE, Backend
-from pinb.errors import UsageError
+from pinb.errors import ExperimentFault, UsageError
 
 #: MIME type of a claim outcome display output; its data is `ClaimOutcome.model_dump(mode="json")`.
 CLAIM_MIME = "application/vnd.pinb.claim+json"
@@ -183,6 +183,12 @@ class Chapter(BaseModel):
         return next((c for c in self.claims if c.id == claim_id), None)
 
 
+def printable(text: str) -> str:
+    """`text` with any lone surrogate (a JavaScript slice through an emoji, as observed) written as `\\udXXX`, so
+    the words can be printed and stored as UTF-8."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(text, str) else text
+
+
 class WitnessRecord(BaseModel):
     """What one witness said of a claim's sentence (`pinb.chapters.properties.WitnessVerdict`, as recorded)."""
 
@@ -193,6 +199,11 @@ class WitnessRecord(BaseModel):
     premise: str = ""
     expected: str = ""
     observed: str = ""
+
+    @field_validator("premise", "expected", "observed", mode="before")
+    @classmethod
+    def _printable(cls, value: Any) -> Any:
+        return printable(value)
 
 
 class ClaimOutcome(BaseModel):
@@ -245,6 +256,11 @@ class ClaimOutcome(BaseModel):
     @classmethod
     def _id(cls, value: str) -> str:
         return _as_value_error(validate_claim_id, value)
+
+    @field_validator("evidence", "detail", "premise", "expected", "observed", mode="before")
+    @classmethod
+    def _printable(cls, value: Any) -> Any:
+        return printable(value)
 
     @field_validator("backend")
     @classmethod
@@ -348,12 +364,17 @@ def checking(claim_id: str, *, backend: str | None = None) -> Iterator[ClaimChec
     - the block recorded nothing → `error`, "no outcome recorded".
 
     An exception inside the block is recorded, displayed and then swallowed so the notebook checks the next claim;
-    `KeyboardInterrupt` and other non-`Exception`s still propagate.
+    `KeyboardInterrupt` and other non-`Exception`s still propagate, and so does an `ExperimentFault` (a killed or
+    timed-out process) once its ERROR is recorded: a fault fails the run instead of standing as a result.
     """
     validate_claim_id(claim_id)
     handle = ClaimCheck(claim_id, backend)
     try:
         yield handle
+    except ExperimentFault as exc:
+        # Not a result about the claim: recorded as ERROR, and the run fails (findings of earlier runs stay).
+        handle.outcome = _record(claim_id, "error", f"{type(exc).__name__}: {exc}", _exception_detail(exc), backend)
+        raise
     except Exception as exc:
         handle.outcome = _record(claim_id, "error", f"{type(exc).__name__}: {exc}", _exception_detail(exc), backend)
         return

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -17,7 +18,7 @@ from pinb.errors import PinbError
 
 #: Modules that expose ``add_commands(subparsers)``; each registers its subcommands with ``set_defaults(run=...)``
 #: where ``run(args) -> int`` returns the exit code.
-COMMAND_MODULES = ("pinb.kit.cli", "pinb.scenario.cli", "pinb.testing.cli")
+COMMAND_MODULES = ("pinb.kit.cli", "pinb.scenario.cli", "pinb.scopes.cli", "pinb.testing.cli")
 #: The module that registers each top-level command, so a command imports only its own layer (``pinb scenario run``
 #: never loads the kit). A command not listed here, and ``pinb --help``, load every module of ``COMMAND_MODULES``.
 COMMAND_OWNERS = {
@@ -31,6 +32,7 @@ COMMAND_OWNERS = {
     "reference": "pinb.scenario.cli",
     "drift": "pinb.scenario.cli",
     "claims": "pinb.testing.cli",
+    "scopes": "pinb.scopes.cli",
 }
 
 
@@ -81,6 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if run is None:
         parser.print_help(sys.stderr)
         return 2
+    if getattr(args, "trust_extension_code", False):
+        os.environ["PINB_TRUST_EXTENSION_CODE"] = "1"  # notebook kernels started by this command inherit it
     try:
         return int(run(args))
     except PinbError as exc:
@@ -89,6 +93,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pinb: interrupted", file=sys.stderr)
         return 130
+    finally:
+        _close_node_workers()
+
+
+def _close_node_workers() -> None:
+    """End the warm Node workers this command started (also done at exit; here so Ctrl-C ends them first)."""
+    workers = sys.modules.get("pinb.scenario.worker")
+    if workers is not None:
+        workers.close_workers()
 
 
 if __name__ == "__main__":

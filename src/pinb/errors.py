@@ -44,5 +44,12 @@ class ReferenceError_(PinbError):
     """The real-Pi reference bridge cannot run (no Node, no registry, unknown version, Node crash)."""
 
 
+class ExperimentFault(PinbError):
+    """The experiment did not complete (its process was killed, ran out of memory or overran its time limit).
+
+    A fault is never a result: the claim being checked is ERROR and the error propagates, so the run is failed
+    and the findings of earlier runs stay."""
+
+
 class KitError(PinbError):
     """The notebook kit cannot do what was asked (unknown chapter, bad notebook, unwritable run store...)."""

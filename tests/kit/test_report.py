@@ -28,6 +28,9 @@ def normalise(text: str) -> str:
     ids: dict[str, str] = {}
     text = RUN_ID.sub(lambda m: ids.setdefault(m.group(0), f"RUN-{len(ids) + 1}"), text)
     text = re.sub(r'"pinb_code": "[0-9a-f]{64}"', '"pinb_code": "<pinb-code>"', text)
+    text = re.sub(
+        r"(pinb code digest \(sha256 of the code the verdicts depend on\): `)[0-9a-f]{64}", r"\1<pinb-code>", text
+    )
     # the executed notebook names its run id and times, so its hash differs from run to run
     text = re.sub(r'(executed\.ipynb[`"]?,?\s*(?:\| `|"sha256": "))[0-9a-f]{64}', r"\1<executed-sha256>", text)
     return re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", "<generated-at>", text)

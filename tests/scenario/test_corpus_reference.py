@@ -89,6 +89,9 @@ def test_provenance_matches_the_committed_runner_and_scenarios(version: str) -> 
     provenance = _load(TRACES / f"pi-{version}" / "PROVENANCE.json")
     runner = ROOT / "reference" / "runner.mjs"
     assert provenance["runner_sha256"] == hashlib.sha256(runner.read_bytes()).hexdigest()
+    worker = ROOT / "reference" / "worker.mjs"
+    assert provenance["worker_sha256"] == hashlib.sha256(worker.read_bytes()).hexdigest()
+    assert set(provenance["confinement"]) == {"node_permissions", "network_namespace"}
     assert provenance["pi_version"] == version
     assert provenance["packages"]["@earendil-works/pi-agent-core"] == version
     assert re.fullmatch(r"v\d+\.\d+\.\d+", provenance["node"])

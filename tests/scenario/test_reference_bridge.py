@@ -10,17 +10,33 @@ import pytest
 
 from pinb.errors import ReferenceError_
 from pinb.scenario import reference
+from pinb.scenario.confinement import Confinement
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_supported_versions() -> None:
-    assert reference.SUPPORTED_VERSIONS == ("1.6.0", "1.0.3")
+    assert reference.SUPPORTED_VERSIONS == ("1.6.0", "1.5.2", "1.5.0", "1.4.0", "1.3.0", "1.0.3")
+    assert reference.CORPUS_VERSIONS == ("1.6.0", "1.0.3")  # the corpus traces are recorded on these two
+
+
+def test_every_registry_release_from_1_0_3_is_pinned() -> None:
+    """The release matrix is the registry's releases from the one nearest the book's pin, as the scope facts (read
+    from the registry by `pinb scopes refresh --pi-version all`) list them; each has its lock file."""
+    from pinb.scopes.facts import load_all
+
+    registry = {facts.release.version for facts in load_all()}
+    assert registry == set(reference.SUPPORTED_VERSIONS)
+    for version in reference.SUPPORTED_VERSIONS:
+        assert (ROOT / "reference" / f"pi-{version}" / "package-lock.json").is_file()
 
 
 @pytest.mark.parametrize("call", [reference.install, reference.is_installed, reference.resolved_versions])
 def test_unknown_version_is_one_clear_error(call) -> None:
-    with pytest.raises(ReferenceError_, match=r"unknown Pi version '1\.0\.4': supported are 1\.6\.0, 1\.0\.3"):
+    with pytest.raises(
+        ReferenceError_,
+        match=r"unknown Pi version '1\.0\.4': supported are 1\.6\.0, 1\.5\.2, 1\.5\.0, 1\.4\.0, 1\.3\.0, 1\.0\.3",
+    ):
         call("1.0.4")
 
 
@@ -32,21 +48,26 @@ def test_app_layer_on_103_says_why_in_one_line() -> None:
     assert "@earendil-works/chord@^1.0.3 was not on the npm registry as of 2026-11-30" in message
 
 
+UNCONFINED = Confinement(node_permissions=False, network_namespace=None)
+
+
 def test_run_on_pi_reports_the_node_error_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reference, "is_installed", lambda version: True)
     monkeypatch.setattr(reference, "node_path", lambda: Path("node"))
+    monkeypatch.setattr(reference, "confinement", lambda: UNCONFINED)
 
     def fake_run(command, **kwargs):
         return subprocess.CompletedProcess(command, 1, "", "TypeError: boom\n    at main (runner.mjs:1:1)\n")
 
     monkeypatch.setattr(reference.subprocess, "run", fake_run)
     with pytest.raises(ReferenceError_, match=r"^Pi 1\.6\.0 failed on ch01-word-count\.json: TypeError: boom$"):
-        reference.run_on_pi(ROOT / "scenarios" / "ch01-word-count.json", "1.6.0")
+        reference.run_on_pi(ROOT / "scenarios" / "ch01-word-count.json", "1.6.0", warm=False)
 
 
 def test_run_on_pi_passes_the_pinned_package_folder(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reference, "is_installed", lambda version: True)
     monkeypatch.setattr(reference, "node_path", lambda: Path("node22"))
+    monkeypatch.setattr(reference, "confinement", lambda: UNCONFINED)
     seen = {}
 
     def fake_run(command, **kwargs):
@@ -54,7 +75,7 @@ def test_run_on_pi_passes_the_pinned_package_folder(monkeypatch: pytest.MonkeyPa
         return subprocess.CompletedProcess(command, 0, '{"seq":1}\n', "")
 
     monkeypatch.setattr(reference.subprocess, "run", fake_run)
-    assert reference.run_on_pi(ROOT / "scenarios" / "ch01-word-count.json", "1.0.3") == '{"seq":1}\n'
+    assert reference.run_on_pi(ROOT / "scenarios" / "ch01-word-count.json", "1.0.3", warm=False) == '{"seq":1}\n'
     node, runner, flag, packages, scenario = seen["command"]
     assert (node, Path(runner).name, flag, Path(packages).name) == ("node22", "runner.mjs", "--packages", "pi-1.0.3")
     assert Path(scenario).name == "ch01-word-count.json"

@@ -427,6 +427,7 @@ class ChapterRun:
                     path = self.artifacts_dir / f"book-example-{experiment.example}.json"
                     path.write_text(run.model_dump_json(indent=2) + "\n", encoding="utf-8")
             observation.shown = {"book_example": run.model_dump()}
+            _refuse_a_fault(run)
             finding = experiment.judge(run)
             observation.finding = finding
             check.check(finding.holds, finding.evidence, finding.detail)
@@ -529,3 +530,12 @@ __all__ = [
     "experiment_for",
     "unrun_reason",
 ]
+
+
+def _refuse_a_fault(run: Any) -> None:
+    """A book program's run that was stopped or killed (a record made before that became an error) is a fault."""
+    from pinb.scenario.worker import PiFault, exit_description
+
+    if run.timed_out or run.exit_code is None or run.exit_code < 0:
+        what = "stopped at its time limit" if run.timed_out else exit_description(run.exit_code)
+        raise PiFault(f"Pi {run.pi_version}: the book's program {run.name}.ts: the experiment did not complete: {what}")

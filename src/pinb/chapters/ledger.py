@@ -50,6 +50,45 @@ class Section(BaseModel):
     title: str = Field(min_length=1)
 
 
+class DocumentationScope(BaseModel):
+    """A passage of the chapter that quotes or attributes a file of Pi's published package, checked in each release."""
+
+    model_config = _STRICT
+
+    file: str = Field(pattern=r"^[A-Za-z0-9_./-]+\.md$")
+    """The file inside the package, e.g. `docs/extensions.md` or `CHANGELOG.md`."""
+    quotes: tuple[str, ...] = ()
+    """Chapter text the chapter attributes to the file: each must be in it verbatim (after normalisation)."""
+    mentions: tuple[str, ...] = ()
+    """Words a passage of the file must all contain (e.g. a changelog entry a reason depends on)."""
+
+    @model_validator(mode="after")
+    def _what(self) -> DocumentationScope:
+        if not self.quotes and not self.mentions:
+            raise ValueError(f"a documentation scope of {self.file} names the quotes or the mentions it looks for")
+        return self
+
+
+class DeclarationsScope(BaseModel):
+    """A type of Pi's published `.d.ts` whose shape the chapter states: the fields it names, checked per release."""
+
+    model_config = _STRICT
+
+    symbol: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    """The exported interface or type alias, e.g. `ToolResultEvent`."""
+    fields: tuple[str, ...] = Field(min_length=1)
+    """The fields the chapter names, as it writes them (`images?` says the field is optional)."""
+
+
+class Scopes(BaseModel):
+    """What a claim is checked against besides behaviour: Pi's documents and its type declarations."""
+
+    model_config = _STRICT
+
+    documentation: tuple[DocumentationScope, ...] = ()
+    declarations: tuple[DeclarationsScope, ...] = ()
+
+
 class ClaimEntry(BaseModel):
     """One claim as the ledger states it."""
 
@@ -79,6 +118,14 @@ class ClaimEntry(BaseModel):
     """The parts of the quoted sentence(s) the check tests, each a phrase copied from the quote."""
     uncovered: tuple[str, ...] = ()
     """The parts it does not test (phrases from the quote): a check with any is shown as "OBSERVED (partial: …)"."""
+    scopes: Scopes | None = None
+    """Evidence scopes besides behaviour (`pinb reference scopes` checks them in every release's tarball)."""
+    concern: str = ""
+    """The author's concern about the claim (the research brief's claim audit; "[author]" when empty)."""
+    priority: str = ""
+    """The author's priority for it."""
+    response: str = ""
+    """The response the author proposes."""
 
     @field_validator("id")
     @classmethod
@@ -260,4 +307,16 @@ def load_ledger(path: Path) -> Ledger:
     return parse_ledger(raw, str(path))
 
 
-__all__ = ["LEDGER_FILE", "ClaimEntry", "Ledger", "LedgerError", "Section", "TextSource", "load_ledger", "parse_ledger"]
+__all__ = [
+    "LEDGER_FILE",
+    "ClaimEntry",
+    "DeclarationsScope",
+    "DocumentationScope",
+    "Ledger",
+    "LedgerError",
+    "Scopes",
+    "Section",
+    "TextSource",
+    "load_ledger",
+    "parse_ledger",
+]

@@ -33,7 +33,12 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("verify", help="execute chapter notebooks, record runs, print the claim table")
     p.add_argument("chapters", nargs="*", metavar="CHAPTER", help="chapter ids (default: every chapter)")
     p.add_argument("--backend", choices=("standin", "pi"), default="standin")
-    p.add_argument("--pi-version", metavar="V", help="Pi version for --backend pi (default: the modelled one)")
+    p.add_argument(
+        "--pi-version",
+        metavar="V",
+        help="Pi version for --backend pi (default: the modelled one), or 'all': every installed release of the "
+        "matrix, oldest first",
+    )
     p.add_argument(
         "--jobs",
         "-j",
@@ -47,6 +52,12 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=_seconds, default=1800.0, metavar="S", help="per notebook (0: none)")
     p.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE", help="extra parameter")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--trust-extension-code",
+        action="store_true",
+        help="on --backend pi, run extension code and the book's programs even where this machine cannot confine "
+        "them (the run records it); where confinement is complete the flag changes nothing",
+    )
     _root(p)
     p.set_defaults(run=cmd_verify)
 
@@ -54,6 +65,16 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("chapters", nargs="*", metavar="CHAPTER")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--summary", action="store_true", help="a short Markdown table: counts per chapter and backend")
+    p.add_argument(
+        "--matrix",
+        action="store_true",
+        help="one row per claim across the Pi releases: the behaviour runs recorded on each and what the "
+        "documentation and declarations scopes found in each release",
+    )
+    p.add_argument("--from", dest="from_version", metavar="A", help="with --matrix and --to: the older release")
+    p.add_argument(
+        "--to", dest="to_version", metavar="B", help="with --matrix: only claims whose verdict changed A → B"
+    )
     p.add_argument(
         "--backend",
         metavar="B",
@@ -64,7 +85,12 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser("report", help="the evidence report of one chapter; --all: the committed ledger")
     p.add_argument("chapter", nargs="?", metavar="CHAPTER")
-    p.add_argument("--format", choices=("md", "json"), default="md")
+    p.add_argument(
+        "--format",
+        choices=("md", "json", "brief"),
+        default="md",
+        help="md (pinb's evidence report), json, or brief: the research brief's seven required sections",
+    )
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     p.add_argument(
         "--all",
@@ -195,6 +221,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from pinb.kit.verify import VerifyOptions, verify
 
     project = _project(args)
+    if args.pi_version == "all":
+        return _verify_every_release(args)
     options = VerifyOptions(
         chapters=tuple(args.chapters),
         backend=args.backend,
@@ -217,6 +245,29 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for note in _text_notes(project.select(list(args.chapters))):
         print(f"pinb: warning: {note}", file=sys.stderr)
     return verify_exit_code(result, rows)
+
+
+def _verify_every_release(args: argparse.Namespace) -> int:
+    """`pinb verify --backend pi --pi-version all`: each release of the matrix in turn, oldest first; a release
+    that is not installed is reported UNRUN with the command that installs it."""
+    from pinb.backends import PI_RELEASES
+    from pinb.scenario import reference
+
+    if args.backend != "pi":
+        raise KitError("--pi-version all needs --backend pi")
+    pinned = [release.version for release in reversed(PI_RELEASES)]
+    versions = pinned + [v for v in reference.available_versions() if v not in pinned]
+    code = 0
+    for version in versions:
+        if not reference.is_installed(version):
+            print(
+                f"pinb: pi@{version}: UNRUN: not installed (pinb reference install --pi-version {version})",
+                file=sys.stderr,
+            )
+            continue
+        _out(f"== pi@{version}")
+        code = max(code, cmd_verify(argparse.Namespace(**{**vars(args), "pi_version": version})))
+    return code
 
 
 def _shown(project: Project, path: Path) -> str:
@@ -314,6 +365,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         check_known_backend(backend, listing.runs)
     statuses = [status for chapter in chapters for status in chapter_statuses(project, chapter, listing.runs, backend)]
     notes = _text_notes(chapters)
+    if args.matrix or args.from_version or args.to_version:
+        return _matrix(args, chapters, statuses)
     if args.json:
         document: dict[str, Any] = {"claims": [status.contract() for status in statuses]}
         texts = {chapter.id: note for chapter in chapters if (note := getattr(chapter, "text_note", ""))}
@@ -328,6 +381,46 @@ def cmd_status(args: argparse.Namespace) -> int:
             _out(f"note: {note}")
         for note in _environment_notes(project, chapters, listing.runs, backend):
             _out(f"note: {note}")
+    return 0
+
+
+def _matrix(args: argparse.Namespace, chapters: list[ChapterLike], statuses: list[ClaimStatus]) -> int:
+    from pinb.kit.matrix import matrix_rows, releases
+    from pinb.scopes.facts import load_all
+
+    if not args.matrix:
+        raise KitError("--from and --to go with --matrix")
+    if bool(args.from_version) != bool(args.to_version):
+        raise KitError("--matrix compares two releases with both --from A and --to B")
+    for version in (args.from_version, args.to_version):
+        if version and version not in releases():
+            raise KitError(f"unknown release {version!r}: the matrix has {', '.join(releases())}")
+    layers: dict[str, tuple[str | None, str]] = {}
+    try:
+        from pinb.chapters.registry import folders
+
+        for found in folders().values():
+            layers.update({c.id: (c.layer, c.kind) for c in found.ledger.claims})
+    except ImportError:
+        pass
+    rows = matrix_rows(statuses, load_all(), layers)
+    if args.from_version:
+        changed = [(row.claim, row.drift(args.from_version, args.to_version)) for row in rows]
+        changed = [(claim, lines) for claim, lines in changed if lines]
+        if args.json:
+            _out(json.dumps({claim: lines for claim, lines in changed}, indent=2, ensure_ascii=False))
+            return 0
+        for claim, lines in changed:
+            _out(f"{claim}  " + " · ".join(lines))
+        _out(f"{len(changed)} claim(s) changed between {args.from_version} and {args.to_version}")
+        return 0
+    if args.json:
+        document = {row.claim: {what: [list(cell) for cell in cells] for what, cells in row.parts} for row in rows}
+        _out(json.dumps(document, indent=2, ensure_ascii=False))
+        return 0
+    _out(f"releases: {', '.join(releases())}")
+    for row in rows:
+        _out(row.line())
     return 0
 
 
@@ -376,8 +469,18 @@ def cmd_report(args: argparse.Namespace) -> int:
     chapter = project.chapter(args.chapter)
     listing = project.store.list(chapter.id)
     _warn(listing.problems, listing.runs)
-    built = report_module.build_report(project, chapter, listing.runs)
-    text = report_module.render_markdown(built) if args.format == "md" else report_module.render_json(built)
+    from datetime import UTC, datetime
+
+    now = datetime.now(UTC)
+    built = report_module.build_report(project, chapter, listing.runs).model_copy(
+        update={"reported_at": now.isoformat(timespec="seconds").replace("+00:00", "Z")}
+    )
+    if args.format == "brief":
+        from pinb.kit.brief import brief_inputs, render_brief
+
+        text = render_brief(built, brief_inputs(built, chapter.id, now))
+    else:
+        text = report_module.render_markdown(built) if args.format == "md" else report_module.render_json(built)
     if args.output:
         try:
             Path(args.output).write_text(text, encoding="utf-8")

@@ -75,9 +75,12 @@ def pi_installed(version: str) -> bool | None:
 def git_state(root: Path) -> tuple[str | None, bool | None]:
     """(commit, dirty) of the work tree at `root`; (None, None) outside git or without git.
 
-    The kit's own output (`runs/`, `reports/`) does not make the tree dirty: the second of two verify runs in a
-    row is on the same code as the first.
+    The kit's own output (`runs/`, `reports/`, the README's ledger table, the notebooks' recorded-verdict snapshots)
+    does not make the tree dirty: the second of two verify runs in a row is on the same code as the first.
     """
+    from pinb.kit.recorded import SNAPSHOT_CHECKOUT_DIR
+
+    excluded = (*_OUTPUT_DIRS, f":(exclude){SNAPSHOT_CHECKOUT_DIR.as_posix()}")
     try:
         commit = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=20, check=False
@@ -85,7 +88,7 @@ def git_state(root: Path) -> tuple[str | None, bool | None]:
         if commit.returncode != 0:
             return None, None
         status = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=normal", "--", ".", *_OUTPUT_DIRS],
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=normal", "--", ".", *excluded],
             capture_output=True,
             text=True,
             timeout=60,
@@ -130,7 +133,23 @@ def pi_environment(version: str) -> tuple[str | None, dict[str, str], tuple[str,
         packages = {str(k): str(v) for k, v in dict(reference.resolved_versions(version)).items()}
     except Exception as exc:
         notes.append(f"Pi package versions unknown: {exc}")
+    notes += _confinement_notes(reference)
     return node, packages, tuple(notes)
+
+
+def _confinement_notes(reference: object) -> list[str]:
+    """What Node ran under in this run (``pinb.scenario.confinement``), and whether code ran trusted unconfined."""
+    if not hasattr(reference, "confinement"):  # a bridge that does not say is not second-guessed
+        return []
+    try:
+        used = reference.confinement()
+        trusted = reference.extension_code_trusted()  # type: ignore[attr-defined]
+    except Exception as exc:
+        return [f"confinement unknown: {exc}"]
+    notes = [f"confinement: {used.describe()}"]
+    if trusted and not used.complete:
+        notes.append("--trust-extension-code: extension and book code could run unconfined")
+    return notes
 
 
 def ipykernel_on_this_interpreter(argv: list[str]) -> list[str]:

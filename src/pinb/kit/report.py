@@ -124,6 +124,9 @@ class EvidenceReport(BaseModel):
     backends_cited: tuple[str, ...] = ()
     #: Empty when the chapter text was read and holds every quote; otherwise what is unverified or no longer matches.
     text_note: str = ""
+    #: When this report was generated (UTC); empty in the committed ledger files, which must read the same
+    #: whenever they are rendered from the same runs (their date is their commit's).
+    reported_at: str = ""
 
 
 def build_report(
@@ -371,7 +374,8 @@ def render_markdown(report: EvidenceReport) -> str:
         f"- Chapter text fingerprint the claims were checked against: `{report.text_fingerprint or 'none'}` "
         f"(sha256, pinb normalisation v{report.fingerprint_normalisation})"
         + (f"; **{report.text_note}**" if report.text_note else ""),
-        f"- Evidence as of {report.generated_at} (the end of the latest run cited); reported by pinb "
+        (f"- Report generated at {report.reported_at}; e" if report.reported_at else "- E")
+        + f"vidence as of {report.generated_at} (the end of the latest run cited); reported by pinb "
         f"{report.pinb_version}",
         f"- Pi: the stand-in models {report.pi_modelled_version}; current `pi` backend version "
         f"{report.pi_current_version}; backends in the runs cited: {', '.join(report.backends_cited) or 'none'}",
@@ -456,6 +460,8 @@ def _ledger_run(entry: LedgerRun, pi_current_version: str) -> list[str]:
         f"- Notebook: `{record.notebook.path}` sha256 `{record.notebook.sha256}`",
         f"- Versions: Python {env.python} on {env.platform}; pinb {env.pinb}; papermill {env.papermill}; "
         f"nbclient {env.nbclient}; ipykernel {env.ipykernel}; pydantic {env.pydantic}; git {git}",
+        "- pinb code digest (sha256 of the code the verdicts depend on): "
+        f"`{record.inputs.pinb_code or 'not recorded'}`",
     ]
     if record.backend.startswith("pi@"):
         packages = ", ".join(f"{name} {version}" for name, version in sorted(env.pi_packages.items())) or "unknown"

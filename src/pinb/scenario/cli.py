@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pinb.backends import PI_RELEASES
-from pinb.errors import UsageError
+from pinb.errors import ReferenceError_, UsageError
 from pinb.scenario.corpus import DEFAULT_PI_VERSION, corpus_dir
 from pinb.scenario.model import load_scenario
 from pinb.scenario.trace import dumps_jsonl, first_difference, loads_jsonl
@@ -29,6 +29,7 @@ def add_commands(subparsers: Any) -> None:
     run.add_argument("--pi-version", metavar="V", help=f"Pi version for --backend pi (default {DEFAULT_PI_VERSION})")
     run.add_argument("-o", "--output", type=Path, metavar="TRACE", help="write the trace here (default: stdout)")
     _timeout_option(run)
+    trust_option(run)
     run.set_defaults(run=cmd_run)
 
     diff = verbs.add_parser("diff", help="run on both backends; exit 1 with the first difference")
@@ -37,21 +38,39 @@ def add_commands(subparsers: Any) -> None:
     diff.add_argument("--loose", action="store_true", help="compare the loose projection")
     diff.add_argument("--strict", action="store_true", help="compare every traced field (stricter than the contract)")
     _timeout_option(diff)
+    trust_option(diff)
     diff.set_defaults(run=cmd_diff)
 
-    conform = verbs.add_parser("conform", help="compare the stand-in with the recorded real-Pi traces (offline)")
+    conform = verbs.add_parser(
+        "conform", help="compare the stand-in with the recorded real-Pi traces (offline), or with live Pi"
+    )
     conform.add_argument("--pi-version", default=DEFAULT_PI_VERSION, metavar="V")
+    conform.add_argument(
+        "--backend",
+        choices=("recorded", "pi"),
+        default="recorded",
+        help="recorded: the traces under scenarios/traces (default, offline); pi: run every scenario on the "
+        "installed Pi now (one warm Node worker per job)",
+    )
+    conform.add_argument("--jobs", type=int, default=1, metavar="N", help="Node workers at once (--backend pi)")
     conform.add_argument("--loose", action="store_true", help="compare the loose projection")
     conform.add_argument("--strict", action="store_true", help="compare every traced field")
     conform.add_argument("--corpus", type=Path, help="scenarios folder (default: the repository's scenarios/)")
     _timeout_option(conform)
+    trust_option(conform)
     conform.set_defaults(run=cmd_conform)
     scenario.set_defaults(run=_help(scenario))
 
     reference = subparsers.add_parser("reference", help="the real-Pi reference packages and recorded traces")
     ref_verbs = reference.add_subparsers(dest="reference_command", metavar="VERB", parser_class=type(reference))
     install = ref_verbs.add_parser("install", help="install one Pi package set (and Node 22 if needed)")
-    install.add_argument("--pi-version", default=DEFAULT_PI_VERSION, metavar="V")
+    install.add_argument(
+        "--pi-version",
+        default=DEFAULT_PI_VERSION,
+        metavar="V",
+        help=f"a Pi release (default {DEFAULT_PI_VERSION}), or 'all': every release of the matrix, oldest first, and "
+        "those installed before from a local source; a release that cannot be installed says why and the rest go on",
+    )
     install.add_argument(
         "--from",
         dest="source",
@@ -65,6 +84,7 @@ def add_commands(subparsers: Any) -> None:
     refresh.add_argument(
         "--scenario", action="append", default=[], metavar="ID", help="only (re-)record this scenario (repeatable)"
     )
+    trust_option(refresh)
     refresh.set_defaults(run=cmd_reference_refresh)
     reference.set_defaults(run=_help(reference))
 
@@ -73,9 +93,21 @@ def add_commands(subparsers: Any) -> None:
     drift.add_argument("--to", dest="to_version", default=DEFAULT_PI_VERSION, metavar="V")
     drift.add_argument("--recorded", action="store_true", help="use the recorded traces instead of running Node")
     drift.add_argument("--corpus", type=Path)
-    drift.add_argument("--jobs", type=int, default=1, metavar="N", help="Node processes at once (live runs)")
+    drift.add_argument("--jobs", type=int, default=1, metavar="N", help="warm Node workers at once (live runs)")
     _timeout_option(drift)
+    trust_option(drift)
     drift.set_defaults(run=cmd_drift)
+
+
+TRUST_HELP = (
+    "run a scenario's extension code and the book's programs on real Pi even where this machine cannot confine "
+    "them (no Node permission model or no network namespace); the run records it. Without it they are refused "
+    "there; where confinement is complete the flag changes nothing"
+)
+
+
+def trust_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--trust-extension-code", action="store_true", help=TRUST_HELP)
 
 
 def _timeout_option(parser: argparse.ArgumentParser) -> None:
@@ -216,9 +248,19 @@ def cmd_conform(args: argparse.Namespace) -> int:
 
     _one_projection(args)
     folder = args.corpus or corpus_dir()
-    _require_recorded(folder, args.pi_version)
-    results = compare_corpus(args.pi_version, folder=folder, loose=args.loose, strict=args.strict, **_timeouts(args))
-    print(render_table(results, args.pi_version))
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.backend == "pi":
+        check_version(args.pi_version)
+        _require_installed(args.pi_version)
+    else:
+        _require_recorded(folder, args.pi_version)
+    results = compare_corpus(
+        args.pi_version, folder=folder, loose=args.loose, strict=args.strict, live=args.backend == "pi",
+        jobs=args.jobs, **_timeouts(args),
+    )  # fmt: skip
+    label = args.pi_version if args.backend == "recorded" else f"{args.pi_version} (live)"
+    print(render_table(results, label))
     if any(r.status == "error" for r in results):
         return 2  # a scenario that could not run (a time limit, a bad file) was not compared
     return 1 if any(r.status == "differs" for r in results) else 0
@@ -227,11 +269,42 @@ def cmd_conform(args: argparse.Namespace) -> int:
 def cmd_reference_install(args: argparse.Namespace) -> int:
     reference = _reference()
     source = getattr(args, "source", None)
+    if args.pi_version == "all":
+        if source is not None:
+            raise UsageError("--from installs one release: name it with --pi-version V")
+        return _install_all(reference)
     if source is None:
         check_version(args.pi_version)
     options = {"source": source} if source is not None else {}
     reference.install(args.pi_version, progress=lambda message: print(message, file=sys.stderr, flush=True), **options)
     return 0
+
+
+def _install_all(reference: Any) -> int:
+    """Every release, oldest first; one that cannot be installed is reported (its claims' UNRUN reason) and skipped."""
+
+    def say(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    pinned = [release.version for release in reversed(PI_RELEASES)]
+    versions = pinned + [v for v in reference.available_versions() if v not in pinned]
+    failed: list[str] = []
+    for version in versions:
+        try:
+            if version in pinned:
+                reference.install(version, progress=say)
+            else:
+                say(f"Pi {version}: installed from a local source before; kept ({reference.packages_dir(version)})")
+        except ReferenceError_ as exc:
+            failed.append(version)
+            say(f"Pi {version}: not installed: {exc}")
+    for version, note in reference.NO_APP_LAYER.items():
+        say(f"Pi {version}: UNRUN for layer app: {note}")
+    say(
+        f"{len(versions) - len(failed)} of {len(versions)} release(s) installed"
+        + (f"; failed: {', '.join(failed)}" if failed else "")
+    )
+    return 1 if failed else 0
 
 
 def cmd_reference_refresh(args: argparse.Namespace) -> int:

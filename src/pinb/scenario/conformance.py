@@ -18,11 +18,24 @@ def compare_one(
     loose: bool = False,
     strict: bool = False,
     timeout: float | None = None,
+    live: bool = False,
+    path: Path | None = None,
 ) -> Comparison:
-    """Run ``scenario`` on the stand-in and compare it with its recorded trace on Pi ``version``."""
+    """Run ``scenario`` on the stand-in and compare it with its trace on Pi ``version``: the recorded one, or with
+    ``live`` (and the scenario's file ``path``) one run now on the installed Pi."""
     from pinb.scenario.standin import run_on_standin
 
-    recorded = read_recorded(scenario.id, version, folder)
+    if live:
+        assert path is not None
+        try:
+            pi = _run_live(path, version, timeout)
+        except PinbError as exc:
+            return Comparison(scenario.id, scenario.layer, "error", str(exc))
+        if pi is None:
+            return Comparison(scenario.id, scenario.layer, "unrecorded", f"layer {scenario.layer} not on pi@{version}")
+        recorded: list[dict[str, object]] | None = pi
+    else:
+        recorded = read_recorded(scenario.id, version, folder)
     if recorded is None:
         return Comparison(scenario.id, scenario.layer, "unrecorded", f"no recorded trace for pi@{version}")
     try:
@@ -38,6 +51,17 @@ def compare_one(
     return Comparison(scenario.id, scenario.layer, status, detail)
 
 
+def _run_live(path: Path, version: str, timeout: float | None) -> list[dict[str, object]] | None:
+    from pinb.scenario import reference
+    from pinb.scenario.trace import loads_jsonl
+
+    if version in reference.NO_APP_LAYER and reference._scenario_layer(path) != "agent":
+        return None
+    if timeout is None:
+        return loads_jsonl(reference.run_on_pi(path, version))
+    return loads_jsonl(reference.run_on_pi(path, version, timeout=timeout))
+
+
 def compare_corpus(
     version: str,
     *,
@@ -45,11 +69,23 @@ def compare_corpus(
     loose: bool = False,
     strict: bool = False,
     timeout: float | None = None,
+    live: bool = False,
+    jobs: int = 1,
 ) -> list[Comparison]:
-    return [
-        compare_one(s, version, folder=folder, loose=loose, strict=strict, timeout=timeout)
-        for _path, s in load_corpus(folder)
-    ]
+    """Every corpus scenario compared (see :func:`compare_one`); ``jobs`` live runs at once, in corpus order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(item: tuple[Path, Scenario]) -> Comparison:
+        path, scenario = item
+        return compare_one(
+            scenario, version, folder=folder, loose=loose, strict=strict, timeout=timeout, live=live, path=path
+        )
+
+    corpus = load_corpus(folder)
+    if not live or jobs == 1:
+        return [one(item) for item in corpus]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(one, corpus))
 
 
 def render_table(results: list[Comparison], version: str) -> str:

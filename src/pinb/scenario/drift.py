@@ -23,7 +23,9 @@ def _trace(
         return read_recorded(scenario_id, version, folder)
     from pinb.scenario import reference
 
-    return loads_jsonl(reference.run_on_pi(path, version, **timeout))
+    if "timeout" in timeout:
+        return loads_jsonl(reference.run_on_pi(path, version, timeout=timeout["timeout"]))
+    return loads_jsonl(reference.run_on_pi(path, version))
 
 
 def drift(

@@ -22,8 +22,11 @@ from pydantic import BaseModel, ConfigDict
 
 from pinb.backends import PI_RELEASES
 from pinb.errors import ReferenceError_
+from pinb.scenario.confinement import Confinement
 
 SUPPORTED_VERSIONS: tuple[str, ...] = tuple(release.version for release in PI_RELEASES)
+#: The releases the corpus traces are recorded on (`pinb reference refresh`).
+CORPUS_VERSIONS: tuple[str, ...] = tuple(release.version for release in PI_RELEASES if release.corpus)
 APP_LAYER_VERSIONS: tuple[str, ...] = tuple(release.version for release in PI_RELEASES if "app" in release.layers)
 MIN_NODE = (22, 19, 0)
 NO_APP_LAYER = {release.version: release.note for release in PI_RELEASES if "app" not in release.layers}
@@ -293,13 +296,99 @@ def _scenario_layer(scenario_path: Path) -> str | None:
     return data.get("layer") if isinstance(data, dict) else None
 
 
-def run_on_pi(scenario_path: str | Path, version: str, *, timeout: float = RUN_TIMEOUT_S) -> str:
-    """Run one scenario on real Pi ``version`` and return its trace (JSONL text), within ``timeout`` seconds
-    (Node's start-up included).
+def worker_path() -> Path:
+    return reference_dir() / "worker.mjs"
 
-    Raises :class:`ReferenceError_` for an unknown version, a missing install, layer app on a version without
-    pi-coding-agent, or a Node-side failure (the message carries Node's error, not a Python traceback).
+
+#: Set by ``--trust-extension-code``: run extension and book code even where it cannot be confined (recorded).
+_trust = {"extension_code": False}
+
+
+def trust_extension_code(trusted: bool = True) -> None:
+    """Allow (or stop allowing) extension and book code to run where this machine cannot confine it."""
+    _trust["extension_code"] = trusted
+
+
+def extension_code_trusted() -> bool:
+    return _trust["extension_code"] or os.environ.get("PINB_TRUST_EXTENSION_CODE") == "1"
+
+
+def confinement() -> Confinement:
+    """The confinement every Node process of the bridge runs under on this machine."""
+    from pinb.scenario import confinement as confine
+
+    return confine.available(node_path())
+
+
+def _node_env() -> dict[str, str]:
+    env = {key: v for key, v in os.environ.items() if not key.startswith("NODE_") and key != "FORCE_COLOR"}
+    env.update(NO_COLOR="1", PI_OFFLINE="1")
+    return env
+
+
+def _has_code(text: str) -> bool:
+    """Whether a scenario brings code of its own (an extension given as ``source``)."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    extensions = data.get("extensions") if isinstance(data, dict) else None
+    return isinstance(extensions, list) and any(isinstance(e, dict) and "source" in e for e in extensions)
+
+
+def _with_provenance(trace: str, used: Confinement, trusted: bool) -> str:
+    """The trace with its meta line saying which confinement the run had (and whether code ran trusted)."""
+    first, newline, rest = trace.partition("\n")
+    try:
+        meta = json.loads(first)
+    except ValueError:
+        return trace
+    if not isinstance(meta, dict) or meta.get("source") != "meta":
+        return trace
+    meta["confinement"] = used.model_dump()
+    if trusted:
+        meta["trust_extension_code"] = True
+    return json.dumps(meta, ensure_ascii=False, separators=(",", ":")) + newline + rest
+
+
+def _worker_command(version: str, used: Confinement) -> Callable[[int, Path], list[str]]:
+    from pinb.scenario import confinement as confine
+
+    def command_for(reply_fd: int, folder: Path) -> list[str]:
+        confine.check_ancestors(folder)
+        arguments = [str(worker_path()), "--packages", str(packages_dir(version)), "--reply-fd", str(reply_fd)]
+        return confine.command(node_path(), arguments, read=_readable(version), write=folder, confinement=used)
+
+    return command_for
+
+
+def _readable(version: str) -> list[Path]:
+    """What a Node process of the bridge may read: the runner files and the package set (real paths too)."""
+    files = [runner_path(), worker_path(), packages_dir(version)]
+    return list(dict.fromkeys([*files, *(path.resolve() for path in files)]))
+
+
+def run_on_pi(
+    scenario_path: str | Path,
+    version: str,
+    *,
+    timeout: float = RUN_TIMEOUT_S,
+    warm: bool = True,
+    provenance: bool = True,
+) -> str:
+    """Run one scenario on real Pi ``version`` and return its trace (JSONL text), within ``timeout`` seconds.
+
+    ``warm`` (the default) runs it on this process's warm worker for ``version`` (``pinb.scenario.worker``);
+    otherwise in a Node process of its own (start-up included in ``timeout``). Either way the process is confined
+    (``pinb.scenario.confinement``) and, with ``provenance``, the trace's meta line says how (the recorded corpus
+    keeps the runner's own meta line and says it in its ``PROVENANCE.json``). Raises :class:`ReferenceError_` for an
+    unknown version, a missing install, layer app on a version without pi-coding-agent, extension code that cannot
+    be confined (without ``--trust-extension-code``), or a Node-side failure (Node's error, not a traceback);
+    :class:`~pinb.scenario.worker.PiFault` when Node was killed, ran out of memory or overran ``timeout``.
     """
+    from pinb.scenario import confinement as confine
+    from pinb.scenario import worker
+
     _check_version(version)
     path = Path(scenario_path).resolve()
     if not path.is_file():
@@ -308,14 +397,48 @@ def run_on_pi(scenario_path: str | Path, version: str, *, timeout: float = RUN_T
         raise ReferenceError_(f"cannot run layer app on Pi {version}: {NO_APP_LAYER[version]}")
     if not is_installed(version):
         raise ReferenceError_(f"Pi {version} is not installed: run `pinb reference install --pi-version {version}`")
-    command = [str(node_path()), str(runner_path()), "--packages", str(packages_dir(version)), str(path)]
-    try:
-        out = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
-    except subprocess.TimeoutExpired:
-        raise ReferenceError_(f"Pi {version} did not finish {path.name} within its {timeout:g} s time limit") from None
+    text = path.read_text(encoding="utf-8")
+    used = confinement()
+    trusted = False
+    if _has_code(text) and not used.complete:
+        confine.refuse_unconfined(used, f"the extension code of {path.name}", trusted=extension_code_trusted())
+        trusted = True
+    label = f"Pi {version}"
+    if warm:
+        make = lambda: worker.NodeWorker(label, _worker_command(version, used), _node_env())  # noqa: E731
+        trace = worker.pool().run(f"{version}:{used.model_dump_json()}", make, text, path.name, timeout)
+    else:
+        trace = _run_cold(path, version, used, timeout)
+    return _with_provenance(trace, used, trusted) if provenance else trace
+
+
+def _run_cold(path: Path, version: str, used: Confinement, timeout: float) -> str:
+    """One Node process for one scenario (``runner.mjs``'s CLI): the way every run went before the worker."""
+    import tempfile
+
+    from pinb.scenario import confinement as confine
+    from pinb.scenario.worker import PiFault, exit_description, fault_from_exit
+
+    label = f"Pi {version}"
+    with tempfile.TemporaryDirectory(prefix="pinb-pi-run-") as folder:
+        confine.check_ancestors(Path(folder))
+        arguments = [str(runner_path()), "--packages", str(packages_dir(version)), str(path)]
+        read = [*_readable(version), path]
+        command = confine.command(node_path(), arguments, read=read, write=Path(folder), confinement=used)
+        try:
+            out = subprocess.run(
+                command, capture_output=True, text=True, timeout=timeout, check=False,
+                env=_node_env() | {"TMPDIR": folder}, cwd=folder, start_new_session=True,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            raise PiFault(f"{label} did not finish {path.name} within its {timeout:g} s time limit") from None
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    fault = fault_from_exit(out.returncode, lines)
+    if fault is not None:
+        raise PiFault(f"{label} failed on {path.name}: the experiment did not complete: {fault}")
     if out.returncode != 0:
-        first = next((line for line in out.stderr.splitlines() if line.strip()), f"exit code {out.returncode}")
-        raise ReferenceError_(f"Pi {version} failed on {path.name}: {first.strip()}")
+        first = lines[0] if lines else exit_description(out.returncode)
+        raise ReferenceError_(f"{label} failed on {path.name}: {first.strip()}")
     return out.stdout
 
 
@@ -354,7 +477,7 @@ def _compared(text: str) -> list[str]:
 def refresh(
     check: bool = False,
     *,
-    versions: tuple[str, ...] = SUPPORTED_VERSIONS,
+    versions: tuple[str, ...] = CORPUS_VERSIONS,
     folder: Path | None = None,
     progress: Progress | None = None,
     only: tuple[str, ...] = (),
@@ -379,7 +502,7 @@ def refresh(
         report(f"Pi {version}: {len(wanted)} scenarios")
         fresh: dict[str, str] = {}
         for path in wanted:
-            fresh[path.stem] = run_on_pi(path, version)
+            fresh[path.stem] = run_on_pi(path, version, provenance=False)
         if check:
             for scenario_id, text in fresh.items():
                 recorded = out_dir / f"{scenario_id}.jsonl"
@@ -404,7 +527,10 @@ def refresh(
             "node": node_version(),
             "recorded_at": datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
             "runner_sha256": sha256_file(runner_path()),
-            "how": "pinb reference refresh: reference/runner.mjs run once per scenario on the package set pinned in "
+            "worker_sha256": sha256_file(worker_path()),
+            "confinement": confinement().model_dump(),
+            "how": "pinb reference refresh: reference/runner.mjs's runScenario run once per scenario, in a warm "
+            "reference/worker.mjs process, on the package set pinned in "
             f"reference/pi-{version}/package-lock.json",
             "scenarios": {
                 p.stem: sha256_file(p) if p in wanted else kept[p.stem]
@@ -445,13 +571,16 @@ class BookExampleRun(BaseModel):
     program_sha256: str
     """Of the verbatim program, as it was run."""
     exit_code: int | None
-    """None when the run was stopped at the timeout."""
+    """None in records made before a timeout became a fault (it is no longer recorded as a result)."""
     timed_out: bool = False
+    """Always false in new records: a run stopped at the time limit is a fault, never a record."""
     stdout: str
     stderr_head: list[str]
     """The first non-empty lines of stderr, the temporary folder written as ``<example-folder>``."""
     ran_at: str
     how: str
+    confinement: Confinement | None = None
+    """What the program was confined by (None in records made before confinement)."""
 
 
 def run_book_example(name: str, version: str, program: str) -> BookExampleRun:
@@ -460,35 +589,47 @@ def run_book_example(name: str, version: str, program: str) -> BookExampleRun:
     Pi ``version``'s installed package set, and record what happened.
 
     The program is written into a temporary folder inside ``reference/pi-<version>/`` (so its bare imports resolve
-    to that set's ``node_modules``) and run there with ``HOME`` pointing into that folder; the folder is deleted
-    afterwards. A failing program is a result, not an error: its exit code and stderr are in the record. Raises
-    :class:`ReferenceError_` when Node or the package set is missing.
+    to that set's ``node_modules``) and run there, confined (``pinb.scenario.confinement``: it may read the package
+    set and write that folder only, no child process, no network), with ``HOME`` pointing into that folder; the
+    folder is deleted afterwards. A failing program is a result, not an error: its exit code and stderr are in the
+    record. Raises :class:`ReferenceError_` when Node or the package set is missing, or when the program cannot be
+    confined here (without ``--trust-extension-code``); :class:`~pinb.scenario.worker.PiFault` when Node was killed,
+    ran out of memory or overran :data:`BOOK_EXAMPLE_TIMEOUT_S` (a fault, never a result about the program).
     """
     import tempfile
+
+    from pinb.scenario import confinement as confine
+    from pinb.scenario.worker import PiFault, fault_from_exit
 
     _check_version(version)
     if not is_installed(version):
         raise ReferenceError_(f"Pi {version} is not installed: run `pinb reference install --pi-version {version}`")
     node = node_path()
+    used = confinement()
+    confine.refuse_unconfined(used, f"the book's program {name}.ts", trusted=extension_code_trusted())
     filename = f"{name}.ts"
-    env = {key: v for key, v in os.environ.items() if not key.startswith("NODE_") and key != "FORCE_COLOR"}
-    env["NO_COLOR"] = "1"  # Node colours its stack traces when a notebook kernel asks for colour
-    command = [str(node), filename]
     with tempfile.TemporaryDirectory(prefix=".book-example-", dir=packages_dir(version)) as folder:
         (Path(folder) / filename).write_text(program, encoding="utf-8")
-        env.update(HOME=folder, PI_OFFLINE="1")
+        env = _node_env() | {"HOME": folder, "TMPDIR": folder}
+        command = confine.command(
+            node, [filename], read=_readable(version), write=Path(folder), confinement=used, ancestors=False
+        )
         try:
             out = subprocess.run(
-                command, cwd=folder, env=env, capture_output=True, text=True, timeout=BOOK_EXAMPLE_TIMEOUT_S
-            )
-            exit_code, stdout, stderr, timed_out = out.returncode, out.stdout, out.stderr, False
-        except subprocess.TimeoutExpired as stopped:
-            exit_code, timed_out = None, True
-            stdout = _text(stopped.stdout)
-            stderr = _text(stopped.stderr) + f"\nstopped after {BOOK_EXAMPLE_TIMEOUT_S} s"
-        stderr = stderr.replace(Path(folder).as_uri(), EXAMPLE_FOLDER).replace(folder, EXAMPLE_FOLDER)
+                command, cwd=folder, env=env, capture_output=True, text=True, timeout=BOOK_EXAMPLE_TIMEOUT_S,
+                start_new_session=True,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            raise PiFault(
+                f"Pi {version}: the book's program {filename} did not finish within {BOOK_EXAMPLE_TIMEOUT_S} s: "
+                "the experiment did not complete"
+            ) from None
+        stderr = out.stderr.replace(Path(folder).as_uri(), EXAMPLE_FOLDER).replace(folder, EXAMPLE_FOLDER)
     stderr = re.sub(r"\x1b\[[0-9;]*m", "", stderr)
-    head = [line.rstrip() for line in stderr.splitlines() if line.strip()][:STDERR_HEAD_LINES]
+    lines = [line.rstrip() for line in stderr.splitlines() if line.strip()]
+    fault = fault_from_exit(out.returncode, lines)
+    if fault is not None:
+        raise PiFault(f"Pi {version}: the book's program {filename}: the experiment did not complete: {fault}")
     return BookExampleRun(
         name=name,
         pi_version=version,
@@ -496,14 +637,15 @@ def run_book_example(name: str, version: str, program: str) -> BookExampleRun:
         node=node_version(),
         command=["node", filename],
         program_sha256=hashlib.sha256(program.encode("utf-8")).hexdigest(),
-        exit_code=exit_code,
-        timed_out=timed_out,
-        stdout=stdout,
-        stderr_head=head,
+        exit_code=out.returncode,
+        stdout=out.stdout,
+        stderr_head=lines[:STDERR_HEAD_LINES],
         ran_at=datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
         how=f"pinb.scenario.reference.run_book_example: the program as the chapter text prints it, "
-        f"run as `node {filename}` (no flags, NODE_* variables and colour unset) in a temporary folder inside "
-        f"reference/pi-{version}/, whose package set is pinned by its package-lock.json",
+        f"run as `node {filename}` (NODE_* variables and colour unset) in a temporary folder inside "
+        f"reference/pi-{version}/, whose package set is pinned by its package-lock.json, under "
+        f"{used.describe()}" + (" (--trust-extension-code)" if not used.complete else ""),
+        confinement=used,
     )
 
 

@@ -10,6 +10,7 @@
 - `check CLAIM --scenario FILE… [--backend B] [--json]`: the property on the reader's own witness; exit 0
   OBSERVED, 1 CONTRADICTED, 3 NOT EXERCISED, 4 ERROR.
 - `faults [--json]`: every named fault with its one-line deviation.
+- `uncovered CHAPTER [--json]`: the chapter text's sentences and table cells no claim covers.
 
 Exit 2 on a user mistake (one line on stderr).
 """
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from pinb.backends import PI_MODELLED_VERSION
+from pinb.claims import printable
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -75,6 +77,14 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     q = claims.add_parser("faults", help="list every named fault with its one-line deviation")
     q.add_argument("--json", action="store_true", help="machine-readable output")
     q.set_defaults(run=cmd_faults)
+
+    q = claims.add_parser(
+        "uncovered",
+        help="the chapter text's sentences and table cells that no claim covers (what the ledger leaves out)",
+    )
+    q.add_argument("chapter", metavar="CHAPTER", help="a chapter id, e.g. pi-16-chapter")
+    q.add_argument("--json", action="store_true", help="machine-readable output")
+    q.set_defaults(run=cmd_uncovered)
     p.set_defaults(run=lambda args: _usage(p))
 
 
@@ -99,7 +109,7 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 def _print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False))
+    print(printable(json.dumps(data, indent=2, ensure_ascii=False)))
 
 
 def cmd_check_judges(args: argparse.Namespace) -> int:
@@ -138,7 +148,7 @@ def cmd_check_properties(args: argparse.Namespace) -> int:
     if args.json:
         _print_json({"witnesses": count, "claims": [c.to_json() for c in checks], "problems": problems})
     else:
-        print(render_checks(checks))
+        print(printable(render_checks(checks)))
     return 1 if problems else 0
 
 
@@ -162,7 +172,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(check.to_json())
     else:
-        print(f"{check.status} {check.claim_id} on {check.backend}: {check.evidence}")
+        print(printable(f"{check.status} {check.claim_id} on {check.backend}: {check.evidence}"))
         if check.result is not None:
             outcome = ClaimOutcome(
                 claim_id=check.claim_id,
@@ -171,7 +181,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 **check.result.structure(),
             )
             for line in structure_lines(outcome):
-                print(f"    {line}")
+                print(printable(f"    {line}"))
     return EXIT.get(check.status, 2)
 
 
@@ -187,4 +197,27 @@ def cmd_faults(args: argparse.Namespace) -> int:
         where = "" if row["declared_by"] == "pinb.testing.faults" else f" [{row['declared_by']}]"
         print(f"{row['fault'].ljust(width)}  {row['deviation']}{where}")
     print(f"{len(rows)} faults", file=sys.stderr)
+
+
+def cmd_uncovered(args: argparse.Namespace) -> int:
+    from pinb.chapters.book import TEXT_UNAVAILABLE, chapter_text
+    from pinb.chapters.registry import folders
+    from pinb.chapters.uncovered import uncovered
+    from pinb.errors import UsageError
+
+    known = folders()
+    if args.chapter not in known:
+        raise UsageError(f"unknown chapter {args.chapter!r} (known: {', '.join(known)})")
+    ledger = known[args.chapter].ledger
+    text = chapter_text(ledger)
+    if text is None:
+        raise UsageError(f"{args.chapter}: {TEXT_UNAVAILABLE}")
+    found = uncovered(ledger, text.text)
+    if args.json:
+        print(json.dumps([{"text": f.text, "offset": f.start} for f in found], indent=2, ensure_ascii=False))
+        return 0
+    for fragment in found:
+        print(f"- {fragment.text}")
+    print(f"{len(found)} passage(s) of {text.path.name} no claim of {args.chapter} covers", file=sys.stderr)
+
     return 0

@@ -95,9 +95,19 @@ def shutdown(params: Params) -> dict[str, dict[str, Any]]:
     return {"shutdown": {**scenario, "extensions": [releaser]}}
 
 
+#: The reason the shutdown step passes, as Pi's AgentSessionRuntime.dispose does on exit: an input of the scenario
+#: (the runner emits the event with it), so its arrival shows the event reached the handler, not that Pi chose it.
+SHUTDOWN_REASON_INPUT = "quit"
+
+
 def judge_session_shutdown(traces: dict[str, Trace]) -> Finding:
     reasons = [line.get("reason") for line in _ext(traces["shutdown"], "session_shutdown")]
-    return Finding(reasons == ["quit"], f"on exit, session_shutdown reached the handler with reasons {reasons}")
+    return Finding(
+        reasons == [SHUTDOWN_REASON_INPUT],
+        f"on exit, session_shutdown reached the handler {len(reasons)} time(s), with reasons {reasons}; the reason "
+        f"{SHUTDOWN_REASON_INPUT!r} is the input the shutdown step passes (as AgentSessionRuntime.dispose does), "
+        "not an observation of Pi",
+    )
 
 
 # --- events: before_agent_start replaces the prompt ------------------------------------------------------------------

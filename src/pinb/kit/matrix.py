@@ -1,0 +1,75 @@
+"""`pinb status --matrix`: per claim, one row across the Pi releases — the behaviour its runs recorded on each
+(`pi@X`), and what its documentation and declarations scopes found in each release's tarball — with the releases
+that agree joined ("OBSERVED on 1.3.0–1.6.0; UNRUN on 1.0.3: …"). With `--from A --to B`, only the claims whose
+verdict changed between the two releases, as `A → B` (the drift between any two)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pinb.backends import PI_RELEASES, Backend
+from pinb.kit.status import ClaimStatus
+from pinb.scopes.facts import ReleaseFacts
+from pinb.scopes.matrix import describe, scope_rows, spans
+from pinb.scopes.tarballs import version_key
+
+
+@dataclass(frozen=True)
+class MatrixRow:
+    claim: str
+    parts: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...]
+    """(what, ((version, verdict, evidence), …) oldest first): `behaviour`, `docs:FILE`, `declarations:TYPE`."""
+
+    def line(self) -> str:
+        shown = [
+            f"{what}: {describe(spans(cells), evidence_for=('CONTRADICTED', 'UNRUN', 'ERROR', 'differs', 'absent'))}"
+            for what, cells in self.parts
+        ]
+        return f"{self.claim}  " + " · ".join(shown)
+
+    def drift(self, old: str, new: str) -> list[str]:
+        changes = []
+        for what, cells in self.parts:
+            at = {version: (verdict, evidence) for version, verdict, evidence in cells}
+            if old in at and new in at and at[old][0] != at[new][0]:
+                changes.append(f"{what}: {at[old][0]} on {old} → {at[new][0]} on {new}: {at[new][1] or at[old][1]}")
+        return changes
+
+
+def releases() -> list[str]:
+    return sorted((release.version for release in PI_RELEASES), key=version_key)
+
+
+def _behaviour(status: ClaimStatus, layer: str | None, kind: str) -> tuple[tuple[str, str, str], ...]:
+    verdicts = {v.backend: v for v in status.backends}
+    cells = []
+    for version in releases():
+        verdict = verdicts.get(f"pi@{version}")
+        if verdict is not None:
+            cells.append((version, verdict.status, verdict.evidence or verdict.reason))
+        elif kind == "reported":
+            cells.append((version, "UNRUN", "reported, not run"))
+        else:
+            ok, why = Backend("pi", version).supports(layer or "app")
+            cells.append((version, "UNRUN", why if not ok else "no run on current inputs"))
+    return tuple(cells)
+
+
+def matrix_rows(
+    statuses: list[ClaimStatus], facts: list[ReleaseFacts], layers: dict[str, tuple[str | None, str]]
+) -> list[MatrixRow]:
+    """`layers`: claim id → (layer, kind) from the ledger."""
+    scopes: dict[str, list[tuple[str, tuple[tuple[str, str, str], ...]]]] = {}
+    for row in scope_rows(facts):
+        label = f"docs:{row.target}" if row.scope == "documentation" else f"declarations:{row.target}"
+        cells = tuple((version, r.verdict, r.evidence) for version, r in row.cells)
+        scopes.setdefault(row.claim, []).append((label, cells))
+    out = []
+    for status in statuses:
+        layer, kind = layers.get(status.claim_id, (None, "runnable"))
+        parts = [("behaviour", _behaviour(status, layer, kind)), *scopes.get(status.claim_id, [])]
+        out.append(MatrixRow(status.claim_id, tuple(parts)))
+    return out
+
+
+__all__ = ["MatrixRow", "matrix_rows", "releases"]

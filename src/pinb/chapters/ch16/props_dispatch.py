@@ -313,9 +313,11 @@ def _target_runs(w: Witness) -> list[bool]:
 
 
 def unsubscribe_premise(w: Witness, need_after: bool = False) -> Premise:
+    """For the unsubscription itself, the registration must have been live (it ran at the first dispatch) for its
+    absence later to mean anything; for the dispatch in progress, that first run is what is observed."""
     event, after = _unsub_event(w)
     runs = _target_runs(w)
-    holds = event is not None and len(runs) >= 2 and (after or not need_after)
+    holds = event is not None and len(runs) >= 2 and (after if need_after else runs[0])
     return wt.premise(
         holds,
         f"{event}: the remover unsubscribes the target at its first dispatch; {len(runs)} dispatches"

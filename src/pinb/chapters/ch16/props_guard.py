@@ -23,7 +23,7 @@ from pinb.chapters.ch16 import jsguard
 from pinb.chapters.ch16 import props_common as wt
 from pinb.chapters.ch16.guard import EVASION_CORPUS
 from pinb.chapters.experiments import Params
-from pinb.chapters.properties import Premise, Property, Witness
+from pinb.chapters.properties import Premise, Property, Witness, to_words
 
 # --- the book's code, read from the quotes ---------------------------------------------------------------------------
 
@@ -370,12 +370,19 @@ def _dialog_premise(w: Witness) -> Premise:
     return _hits_premise(w, ui=True)
 
 
+def dialog_words(value: Any) -> str:
+    """In words, with a lone surrogate (a UTF-16 slice through an emoji, as JavaScript makes it) written as its
+    `\\uXXXX` escape, so the words print and store as UTF-8."""
+    return re.sub(r"[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", to_words(value))
+
+
 CONFIRM_WITH_UI = Property(
     hand=ex._guard_dialogs,
     premise=_dialog_premise,
     expected=expected_dialogs,
     observed=observed_dialogs,
     family=lambda params: _dialog_family(),
+    words=dialog_words,
     picture="ui-no",
 )
 

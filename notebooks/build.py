@@ -1,7 +1,8 @@
 """Write every chapter's notebook from its ledger (no outputs): one section per claim, in ledger order.
 
 Run from the repository root: `python notebooks/build.py` (add `--check` to fail when a committed notebook differs
-from what this script writes; `--chapter ID` to build one chapter; `--root DIR` for a project elsewhere). The
+from what this script writes, apart from what running and saving it in Jupyter adds: outputs, execution counts,
+cell and kernel metadata; `--chapter ID` to build one chapter; `--root DIR` for a project elsewhere). The
 chapters are the registry's (`pinb.chapters.registry`); what a notebook shows besides its claims (knobs, pictures,
 widgets) comes from the chapter folder's optional `notebook.py`.
 """
@@ -20,6 +21,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from pinb.backends import PI_MODELLED_VERSION, PI_RELEASES
 from pinb.chapters import registry
+from pinb.chapters.diagram import is_sequence_diagram, mermaid_block
 from pinb.chapters.ledger import ClaimEntry, Ledger
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,6 +55,20 @@ labelled as recorded.
 - The parameters cell chooses the backend (`standin`, or `pi` for the real Pi packages through Node) and the
   experiments' knobs; `counterfactual = "first"` also shows what each check would say had Pi behaved otherwise.
 - Headless, `pinb verify {chapter}` runs this notebook with papermill and records the run.
+"""
+
+# Right under the title: what the recorded runs found, so the first screen says what the book gets wrong.
+FINDINGS_MAP = """\
+# What the recorded runs found, findings first (the sections below check each claim live).
+try:
+    from IPython.display import display
+
+    from pinb.chapters.findings import show_findings
+    from pinb.kit.recorded import recorded_verdicts
+except ModuleNotFoundError:  # on Colab, a cell below installs pinb
+    print("pinb is not installed yet: run the cells below (they install it), then this one")
+else:
+    display(show_findings({chapter!r}, recorded_verdicts({chapter!r})))
 """
 
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
@@ -111,8 +127,21 @@ if counterfactual:  # off by default: each check also shows what it would say ha
 """
 
 
+DIAGRAM_NOTE = (
+    "*The part of the book's sequence diagram this claim quotes, one statement per line as Mermaid draws it (the "
+    "`sequenceDiagram` header is added so it draws):*"
+)
+
+
+def _quoted(quote: str) -> str:
+    """A quote as a block quote; a piece of the book's sequence diagram as a Mermaid diagram, line by line."""
+    if is_sequence_diagram(quote):
+        return f"{DIAGRAM_NOTE}\n\n{mermaid_block(quote)}"
+    return "\n".join(f"> {line}" if line else ">" for line in quote.splitlines())
+
+
 def _quote(spec: ClaimEntry) -> str:
-    quoted = "\n>\n".join("\n".join(f"> {line}" if line else ">" for line in q.splitlines()) for q in spec.quotes)
+    quoted = "\n>\n".join(_quoted(q) for q in spec.quotes)
     where = f"*{spec.location}* · `{spec.id}` · {spec.kind}"
     if spec.kind == "reported":
         return f"{quoted}\n\n{where} — **reported, not run**: {spec.reason}."
@@ -203,7 +232,8 @@ def chapter_notebook(found: registry.ChapterFolder, repository: str | None = Non
     parameters = new_code_cell(_parameters(knobs, repository).rstrip("\n") + "\n")
     parameters.metadata["tags"] = ["parameters"]
     knob_names = ", ".join(f"{name}={name}" for name in knobs)
-    cells = [new_markdown_cell(title + badge), new_markdown_cell(HOW_TO.format(chapter=ledger.id))]
+    cells = [new_markdown_cell(title + badge), new_code_cell(FINDINGS_MAP.format(chapter=ledger.id))]
+    cells.append(new_markdown_cell(HOW_TO.format(chapter=ledger.id)))
     cells += [parameters, new_code_cell(INSTALL)]
     cells.append(new_code_cell(SETUP.format(chapter=ledger.id, knob_names=knob_names)))
     for title, specs in _sections(ledger):
@@ -228,6 +258,36 @@ def chapter_notebook(found: registry.ChapterFolder, repository: str | None = Non
 
 def render(notebook: Any) -> str:
     return json.dumps(notebook, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def _unexecuted(text: str) -> object:
+    """What a notebook says apart from what running and saving it in Jupyter writes: each cell's type, source and
+    tags, and the notebook's `pinb` metadata (None where the text is not a notebook)."""
+    try:
+        nb = json.loads(text)
+        return {
+            "pinb": nb.get("metadata", {}).get("pinb"),
+            "cells": [
+                {
+                    "type": cell.get("cell_type"),
+                    "source": "".join(cell["source"]) if isinstance(cell.get("source"), list) else cell.get("source"),
+                    "tags": cell.get("metadata", {}).get("tags", []),
+                }
+                for cell in nb["cells"]
+            ],
+        }
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _same(path: Path, content: str) -> bool:
+    if not path.exists():
+        return False
+    committed = path.read_text(encoding="utf-8")
+    if committed == content:
+        return True
+    shown = _unexecuted(committed) if path.suffix == ".ipynb" else None
+    return shown is not None and shown == _unexecuted(content)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -259,8 +319,14 @@ def main(argv: list[str] | None = None) -> int:
     stale = []
     for path, content in outputs.items():
         if args.check:
-            if not path.exists() or path.read_text(encoding="utf-8") != content:
+            if not _same(path, content):
                 stale.append(path.relative_to(args.root).as_posix())
+            elif path.read_text(encoding="utf-8") != content:
+                print(
+                    f"{path.relative_to(args.root).as_posix()}: up to date, with outputs of a Jupyter session "
+                    "(harmless; python notebooks/build.py clears them)",
+                    file=sys.stderr,
+                )
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(content, encoding="utf-8")

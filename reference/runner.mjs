@@ -332,6 +332,13 @@ function eventFields(event, trace, ext) {
 				["oldLeafId", trace.entry(event.oldLeafId)],
 				["fromExtension", event.fromExtension],
 			];
+		case "thinking_level_changed":
+			return [["level", event.level]];
+		case "thinking_level_select":
+			return [
+				["level", event.level],
+				["previousLevel", event.previousLevel],
+			];
 		default:
 			return [];
 	}
@@ -894,6 +901,11 @@ function makeAction(action, unsubscribers, state, pi) {
 				if (state.invocations === (action.at ?? 1)) pi.setActiveTools(action.tools);
 				return undefined;
 			};
+		case "set_thinking_level":
+			return async () => {
+				if (state.invocations === (action.at ?? 1)) pi.setThinkingLevel(action.level);
+				return undefined;
+			};
 		case "drop_messages":
 			return async (event) => ({
 				messages: event.messages.filter((message) => blocksText(message.content) !== action.text),
@@ -1068,6 +1080,11 @@ function extensionName(path) {
 	return match ? match[1] : path;
 }
 
+// Pi names an inline extension `<inline:NAME>` in its messages; like `extension_error`, traces give the scenario's NAME.
+function namedExtensions(message) {
+	return String(message).replace(/Extension "<inline:([^"]*)>"/g, 'Extension "$1"');
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // pinb's application-layer extension (scenarios/README.md, reference/scenario-app.schema.json): a project folder,
 // session steps, model settings, and `request` / `tree` lines that show what a request was built from.
@@ -1189,6 +1206,9 @@ async function runStep(step, session, trace, context) {
 				["firstKeptEntryId", trace.entry(result.firstKeptEntryId)],
 			];
 		}
+		case "set_thinking_level":
+			session.setThinkingLevel(step.level);
+			return [["thinkingLevel", session.thinkingLevel]];
 		case "snapshot": {
 			const leaf = manager.getLeafId();
 			trace.write("tree", "snapshot", (t) => [
@@ -1222,6 +1242,8 @@ async function runAppLayer(scenario, packages, trace) {
 	mkdirSync(cwd, { recursive: true });
 	mkdirSync(agentDir, { recursive: true });
 	layOutProject(project, root);
+	// pinb's extension: files in the user's agent directory (a global AGENTS.md, SYSTEM.md, APPEND_SYSTEM.md, …).
+	layOutProject({ files: project?.agent_files }, agentDir);
 	process.env.HOME = home;
 	process.env.PI_CODING_AGENT_DIR = agentDir;
 	process.env.PI_OFFLINE = "1";
@@ -1297,7 +1319,8 @@ async function runAppLayer(scenario, packages, trace) {
 						trustStore: new app.ProjectTrustStore(agentDir),
 						extensionsResult,
 						projectTrustContext: projectTrustContext(cwd),
-						onExtensionError: (message) => trace.write("error", "project_trust_error", [["error", message]]),
+						onExtensionError: (message) =>
+							trace.write("error", "project_trust_error", [["error", namedExtensions(message)]]),
 					}),
 			});
 		} else {
@@ -1366,6 +1389,7 @@ async function runAppLayer(scenario, packages, trace) {
 				["target", step.target],
 				["label", step.label],
 				["instructions", step.instructions],
+				["level", step.level],
 			]);
 			try {
 				const fields = await runStep(step, session, trace, context);

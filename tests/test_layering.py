@@ -69,12 +69,30 @@ def _allowed(layer: str) -> set[str]:
     return set(ORDER[: ORDER.index(layer)]) | LEAVES | {layer}
 
 
+def _chapter_faults(path: Path) -> bool:
+    """A chapter folder's `faults.py`: part of the test-only fault switchboard (`pinb.testing` loads it), not of
+    the chapter, so it may build on `pinb.testing.faults`."""
+    return path.name == "faults.py" and path.parent.parent == SRC / "chapters"
+
+
 @pytest.mark.parametrize("layer", ORDER)
 def test_layer_imports_only_lower_layers(layer: str) -> None:
     offending = []
     for path in sorted((SRC / layer).rglob("*.py")):
-        for imported in _pinb_imports(path) - _allowed(layer):
+        allowed = _allowed(layer) | (TOP & {"testing"} if _chapter_faults(path) else set())
+        for imported in _pinb_imports(path) - allowed:
             offending.append(f"{path.relative_to(SRC)} imports pinb.{imported}")
+    assert offending == []
+
+
+def test_chapter_faults_are_loaded_only_by_the_switchboard() -> None:
+    """No module but `pinb.testing` imports a chapter's faults: a fault is never on outside a judge check."""
+    pattern = re.compile(r"pinb\.chapters\.ch\w+\.faults|from pinb\.chapters\.ch\w+ import .*\bfaults\b")
+    offending = [
+        path.relative_to(SRC).as_posix()
+        for path in sorted(SRC.rglob("*.py"))
+        if path.parent != SRC / "testing" and not _chapter_faults(path) and pattern.search(path.read_text("utf-8"))
+    ]
     assert offending == []
 
 

@@ -232,17 +232,34 @@ async def test_error_and_aborted_stop_reasons_end_with_an_error_event() -> None:
     assert final.error_message == "bad"
 
 
-async def test_abort_mid_stream_and_before_the_request() -> None:
-    faux = FauxProvider(token_size=1)
-    faux.set_responses([faux_assistant_message("abcdefghijklmnop"), faux_assistant_message("unused")])
-    controller = AbortController()
+async def _abort_at_first_delta(faux: FauxProvider, controller: AbortController) -> tuple[list[str], Any]:
     stream = faux.stream(faux.get_model(), Context(messages=[UserMessage(content="x")]), {"signal": controller.signal})
     kinds = []
     async for event in stream:
         kinds.append(event.type)
         if event.type == "text_delta":
             controller.abort()
-    final = await stream.result()
+    return kinds, await stream.result()
+
+
+async def test_a_reply_without_delays_is_streamed_ahead_of_its_consumer() -> None:
+    """pi-ai 1.6.0's faux provider pushes its events from its own async function, each chunk waiting one microtask:
+    a consumer that aborts at the first delta of a short reply still receives all of it. Observed on Pi 1.6.0 with
+    ``fauxProvider({tokenSize: {min: 1, max: 1}})`` and this reply, aborting at the first ``text_delta``:
+    ``start, text_start, text_delta ×4, text_end, done``."""
+    faux = FauxProvider(token_size=1)
+    faux.set_responses([faux_assistant_message("abcdefghijklmnop")])
+    controller = AbortController()
+    kinds, final = await _abort_at_first_delta(faux, controller)
+    assert kinds == ["start", "text_start", "text_delta", "text_delta", "text_delta", "text_delta", "text_end", "done"]
+    assert (final.stop_reason, final.content[0].text) == ("stop", "abcdefghijklmnop")
+
+
+async def test_abort_mid_stream_and_before_the_request() -> None:
+    faux = FauxProvider(token_size=1, tokens_per_second=1000)
+    faux.set_responses([faux_assistant_message("abcdefghijklmnop"), faux_assistant_message("unused")])
+    controller = AbortController()
+    kinds, final = await _abort_at_first_delta(faux, controller)
     assert kinds == ["start", "text_start", "text_delta", "error"]
     assert (final.stop_reason, final.error_message, final.content[0].text) == ("aborted", "Request was aborted", "abcd")
     # An already-aborted request is refused like Models.streamSimple does: the script is not touched.

@@ -261,7 +261,13 @@ async def test_thinking_level_and_session_name_changes_are_recorded_and_announce
         pi.on("session_info_changed", lambda e, c: seen.append(e.name))
         pi.on("agent_start", lambda e, c: (pi.set_thinking_level("high"), pi.set_session_name("  demo\nrun ")))
 
-    session, _ = await make_session([faux_assistant_message("ok")], ("x", ext))
+    from pinb.ai.faux import FauxProvider
+    from pinb.app.session import create_agent_session
+
+    faux = FauxProvider()
+    faux.set_responses([faux_assistant_message("ok")])
+    reasoner = faux.model.model_copy(update={"reasoning": True})
+    session = await create_agent_session(stream_fn=faux.stream, model=reasoner, extensions=[("x", ext)])
     events: list[str] = []
     session.subscribe(lambda e: events.append(e.type))
     await session.prompt("hi")
@@ -273,6 +279,21 @@ async def test_thinking_level_and_session_name_changes_are_recorded_and_announce
         "thinking_level_change",
         "thinking_level_change",
     ]
+
+
+async def test_a_thinking_level_the_model_lacks_is_clamped_and_changes_nothing() -> None:
+    """Pi 1.6.0's setThinkingLevel clamps first: on a model without reasoning every level is "off", so asking for
+    "high" records and announces nothing (``app-extension-set-thinking-level`` shows the reasoning case on Pi)."""
+    seen: list[Any] = []
+
+    def ext(pi: ExtensionAPI) -> None:
+        pi.on("thinking_level_select", lambda e, c: seen.append((e.previous_level, e.level)))
+        pi.on("agent_start", lambda e, c: pi.set_thinking_level("high"))
+
+    session, _ = await make_session([faux_assistant_message("ok")], ("x", ext))
+    await session.prompt("hi")
+    assert seen == [] and session.agent.state.thinking_level == "off"
+    assert [e.type for e in session.session_manager.get_entries()].count("thinking_level_change") == 1
 
 
 async def test_send_user_message_does_not_run_commands() -> None:

@@ -166,7 +166,7 @@ def test_a_sample_chapter_from_scaffold_to_report(workspace: dict[str, Path]) ->
     assert report.returncode == 0, report.stderr
     assert "pi-90.handlers.load-order" in report.stdout and "agent_start handlers ran in the order" in report.stdout
     assert "behaviour only Pi's interactive terminal UI shows" in report.stdout
-    assert "chapter text not available" not in report.stdout
+    assert "the chapter text is not available" not in report.stdout
 
     # Nothing outside the chapter's folder, its notebook and the project's runs was touched.
     assert _git_status() == before

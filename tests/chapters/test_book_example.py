@@ -130,4 +130,7 @@ async def test_without_the_chapter_text_the_program_claims_stay_unrun(monkeypatc
     monkeypatch.setenv("PINB_BOOK", str(tmp_path / "no-book-here"))
     monkeypatch.setattr(reference, "run_book_example", lambda *args: pytest.fail("nothing to run"))
     observation = await ChapterRun("pi-01-chapter", "pi", "1.6.0").check("pi-01.example.three-lines", show=False)
-    assert observation.unrun and "chapter text not available" in observation.unrun
+    assert observation.unrun == (
+        f"the chapter text is not available at {tmp_path / 'no-book-here'}: set PINB_BOOK; "
+        "the book's program is read from it"
+    )

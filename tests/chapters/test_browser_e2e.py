@@ -1,7 +1,10 @@
 """End to end: JupyterLab on localhost, driven in headless Chromium (the system's, never a downloaded browser).
 
 Opens a copy of notebooks/16-chapter.ipynb, runs all cells, and checks that the guard tester widget renders and
-answers a command typed into it.
+answers a command typed into it. Then, for each chapter notebook, Run All as a reader would (1280×800, every cell
+rendered): every picture has a viewBox, holds its content and fits its cell; the corpus table is there; each widget
+answers after an edit; and it prints the document height in screen-heights (document height ÷ 800 px), the figure
+the notebooks' length targets are measured in.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,16 +38,34 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+NOTEBOOKS = ("01-chapter.ipynb", "16-chapter.ipynb")
+#: The reader's screen the length figures are measured on.
+SCREEN = {"width": 1280, "height": 800}
+#: Every cell rendered (JupyterLab otherwise lays out off-screen cells lazily, so the height would be a guess).
+ALL_CELLS_RENDERED = '{"windowingMode": "none"}'
+
+
 @pytest.fixture
-def lab(tmp_path: Path) -> Iterator[str]:
-    """A JupyterLab server serving a temporary copy of the notebook (the committed one is never written)."""
+def lab(lab_root: str) -> str:
+    return lab_root.format(notebook="16-chapter.ipynb")
+
+
+@pytest.fixture
+def lab_root(tmp_path: Path) -> Iterator[str]:
+    """A JupyterLab server serving temporary copies of the notebooks (the committed ones are never written); the
+    address with a `{notebook}` placeholder."""
     pytest.importorskip("jupyterlab")
-    shutil.copy(REPO / "notebooks" / "16-chapter.ipynb", tmp_path / "16-chapter.ipynb")
+    for name in NOTEBOOKS:
+        shutil.copy(REPO / "notebooks" / name, tmp_path / name)
+    settings = tmp_path / "settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    (settings / "tracker.jupyterlab-settings").write_text(ALL_CELLS_RENDERED, encoding="utf-8")
     port, token = _free_port(), "pinb-e2e"
     env = {
         **os.environ,
         "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
         "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"),
+        "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"),
     }
     log = open(tmp_path / "lab.log", "w")  # noqa: SIM115 - closed after the server stops
     server = subprocess.Popen(
@@ -64,7 +86,7 @@ def lab(tmp_path: Path) -> Iterator[str]:
                 if server.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"JupyterLab did not start: {(tmp_path / 'lab.log').read_text()[-2000:]}")
                 time.sleep(0.5)
-        yield f"{base}/lab/tree/16-chapter.ipynb?token={token}"
+        yield f"{base}/lab/tree/{{notebook}}?token={token}"
     finally:
         server.terminate()
         try:
@@ -74,21 +96,35 @@ def lab(tmp_path: Path) -> Iterator[str]:
         log.close()
 
 
+def _run_all(page: Any, address: str, sync_api: Any) -> None:
+    """Open the notebook and start Run All."""
+    page.goto(address)
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'], .jp-mod-idle", timeout=90_000)
+    select_kernel = page.locator(".jp-Dialog button:has-text('Select')")
+    # a fresh JupyterLab may ask which kernel to start; the notebook names python3
+    with contextlib.suppress(sync_api.TimeoutError):
+        select_kernel.first.click(timeout=10_000)
+    page.get_by_text("| Idle").first.wait_for(state="attached", timeout=90_000)  # the kernel is connected
+    started = (
+        "() => [...document.querySelectorAll('.jp-InputPrompt')].some((p) => /\\[(\\*|\\d+)\\]/.test(p.textContent))"
+    )
+    for _attempt in range(3):  # a Run All given before the kernel is wired up runs nothing: give it again
+        page.click("div.lm-MenuBar-itemLabel:text-is('Run')")
+        page.locator("li.lm-Menu-item:has-text('Run All Cells')").first.click()
+        with contextlib.suppress(sync_api.TimeoutError):
+            page.wait_for_function(started, timeout=30_000)
+            return
+    raise AssertionError("Run All did not start any cell")
+
+
 def test_guard_tester_renders_and_answers(lab: str, tmp_path: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(lab)
-            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
-            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'], .jp-mod-idle", timeout=90_000)
-            select_kernel = page.locator(".jp-Dialog button:has-text('Select')")
-            # a fresh JupyterLab may ask which kernel to start; the notebook names python3
-            with contextlib.suppress(sync_api.TimeoutError):
-                select_kernel.first.click(timeout=10_000)
-            page.click("div.lm-MenuBar-itemLabel:text-is('Run')")
-            page.locator("li.lm-Menu-item:has-text('Run All Cells')").first.click()
+            _run_all(page, lab, sync_api)
             # JupyterLab renders off-screen cells lazily: wait for the widget to exist, then bring it into view.
             command_box = page.locator(".jupyter-widgets.widget-text input").first
             command_box.wait_for(state="attached", timeout=180_000)
@@ -119,3 +155,91 @@ def test_guard_tester_renders_and_answers(lab: str, tmp_path: Path) -> None:
             raise
         finally:
             browser.close()
+
+
+#: Every picture's boxes against its viewBox, and its rendered width against its output area's.
+PICTURES_JS = """() => [...document.querySelectorAll('.jp-OutputArea-output svg.pinb-timeline')].map((svg) => {
+  const box = svg.viewBox.baseVal;
+  const out = [];
+  for (const el of svg.querySelectorAll('rect, text')) {
+    const b = el.getBBox();
+    if (b.x < box.x - 0.5 || b.y < box.y - 0.5 || b.x + b.width > box.x + box.width + 0.5
+        || b.y + b.height > box.y + box.height + 0.5) out.push(el.textContent || el.tagName);
+  }
+  const area = svg.closest('.jp-OutputArea-output').getBoundingClientRect().width;
+  return {viewBox: box.width > 0, outside: out, wider: svg.getBoundingClientRect().width > area + 1};
+})"""
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS)
+def test_a_reader_runs_all(lab_root: str, notebook: str, tmp_path: Path) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    chapter = f"pi-{notebook[:2]}-chapter"
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport=SCREEN)
+            _run_all(page, lab_root.format(notebook=notebook), sync_api)
+            # the last cell, run.summary(), prints the chapter's counts once every cell before it has run
+            page.get_by_text(f"{chapter} on standin:").first.wait_for(state="attached", timeout=420_000)
+            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'], .jp-mod-idle", timeout=60_000)
+            height = page.evaluate(
+                "() => { const el = document.querySelector('.jp-NotebookPanel .jp-WindowedPanel-outer')"
+                " || document.querySelector('.jp-NotebookPanel .jp-Notebook'); return el.scrollHeight; }"
+            )
+            cells = page.locator(".jp-Notebook .jp-Cell").count()
+            print(f"\n{notebook}: {cells} cells; document height {height} px = {height / SCREEN['height']:.1f} "
+                  f"screen-heights of {SCREEN['height']} px after Run All")  # fmt: skip
+            # a timeline is collapsed under its summary line: opened on request, it is drawn
+            summary = page.locator("details.pinb-details > summary:has-text('trace lines')").first
+            summary.scroll_into_view_if_needed(timeout=30_000)
+            summary.click()
+            drawn = summary.locator("xpath=..").locator("svg.pinb-timeline").first
+            assert drawn.bounding_box() is not None and drawn.bounding_box()["width"] > 100
+            page.evaluate("() => document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+            pictures = page.evaluate(PICTURES_JS)
+            assert pictures, "the notebook draws timelines"
+            assert [p for p in pictures if not p["viewBox"] or p["outside"] or p["wider"]] == []
+            if notebook == "16-chapter.ipynb":
+                _widgets_answer_after_an_edit(page, sync_api)
+        except Exception:
+            page.screenshot(path=str(tmp_path / f"failure-{notebook}.png"), full_page=True)
+            print("screenshot:", tmp_path / f"failure-{notebook}.png")
+            raise
+        finally:
+            browser.close()
+
+
+def _widgets_answer_after_an_edit(page: Any, sync_api: Any) -> None:
+    """The corpus table is drawn, and each widget's answer follows an edit of its controls."""
+    corpus = page.get_by_text("guard corpus: ").first
+    corpus.wait_for(state="attached", timeout=30_000)
+    assert page.locator("table.pinb-table code:text-is('git··push·--force')").count() >= 1
+    # the guard tester: a harmless command, then the book's own command line stays beside it
+    command_box = page.locator(".jupyter-widgets.widget-text input").first
+    command_box.scroll_into_view_if_needed(timeout=30_000)
+    command_box.fill("git status")
+    command_box.press("Enter")
+    page.wait_for_function(
+        "() => { const el = document.querySelector('.jp-OutputArea-output .pinb-guard');"
+        " return el && el.getAttribute('data-blocked') === 'false'"
+        ' && el.textContent.includes("book\'s own command"); }',
+        timeout=30_000,
+    )
+    # the timeline explorer: another line highlighted after the slider moves
+    explorer = page.locator(".jp-OutputArea-output .pinb-explorer b").first
+    before = explorer.text_content()
+    handle = page.locator(".widget-slider .noUi-handle, .widget-slider .ui-slider-handle").first  # ipywidgets 8, 7
+    handle.scroll_into_view_if_needed(timeout=30_000)
+    handle.focus()
+    handle.press("ArrowRight")
+    page.wait_for_function(
+        "(before) => document.querySelector('.jp-OutputArea-output .pinb-explorer b')?.textContent !== before",
+        arg=before,
+        timeout=30_000,
+    )
+    # the playground: run the edited scenario, and the verdict of its claim appears, marked as an edit
+    page.locator("button:has-text('Run on the stand-in')").first.click()
+    page.get_by_text("pi-16.guard.blocks-force-push: OBSERVED on the edited run").first.wait_for(
+        state="attached", timeout=60_000
+    )

@@ -271,3 +271,34 @@ def test_a_missing_release_is_not_exercised() -> None:
     witness = Witness("pi@0.0.0", {}, {}, {"facts": None, "run": None, "release": "0.0.0", "why": "not installed"})
     for prop in (*FACT_PROPERTIES.values(), *PROGRAM_PROPERTIES.values()):
         assert judge_witness(prop, witness).status == "NOT EXERCISED"
+
+
+# --- the same edits through `pinb claims experiment` / `pinb claims check` ----------------------------------------
+
+
+@pytest.mark.parametrize("claim", ["pi-01.context.agents-md-by-directory", "pi-01.queue.abort-keeps-queued"])
+def test_claims_check_keeps_the_verdict_on_a_premise_keeping_edit_and_says_not_exercised_otherwise(
+    claim: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from pinb.cli import main
+
+    experiment = claim.removeprefix("pi-01.")
+    assert main(["claims", "experiment", claim, "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    keep, remove = EDITS[experiment]
+    files = sorted(tmp_path.glob("*.json"))
+
+    def checked(edit: Any) -> tuple[int, dict[str, Any]]:
+        scenarios = {f.stem: json.loads(f.read_text(encoding="utf-8")) for f in files}
+        edit(scenarios)
+        for f in files:
+            f.write_text(json.dumps(scenarios[f.stem]), encoding="utf-8")
+        code = main(["claims", "check", claim, *(a for f in files for a in ("--scenario", str(f))), "--json"])
+        return code, json.loads(capsys.readouterr().out)
+
+    code, seen = checked(keep)
+    assert (code, seen["status"]) == (0, "OBSERVED")
+    code, seen = checked(remove)
+    assert (code, seen["status"]) == (3, "NOT EXERCISED")

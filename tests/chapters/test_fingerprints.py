@@ -8,8 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pinb.chapters import registry
-from pinb.chapters.book import TEXT_UNAVAILABLE
+from pinb.chapters import book, registry
 from pinb.fingerprints import code_fingerprint, fingerprint_text
 from pinb.kit.project import Project
 from pinb.kit.status import has_current_inputs
@@ -25,8 +24,27 @@ def test_the_text_fingerprint_is_of_the_text_read_now(book: Path, book_texts: di
 
 def test_without_the_book_the_text_is_unverified_not_assumed(monkeypatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PINB_BOOK", str(tmp_path))
-    for chapter in registry.chapters().values():
-        assert chapter.text_fingerprint == "" and chapter.text_note == TEXT_UNAVAILABLE
+    for found in registry.folders().values():
+        chapter = registry.chapter(found)
+        assert chapter.text_fingerprint == ""
+        assert chapter.text_note == (
+            f"the chapter text is not available at {tmp_path} (no {found.ledger.text.file} there): set PINB_BOOK; "
+            "its quotes and fingerprint are unverified"
+        )
+
+
+def test_the_missing_text_is_named_as_configured(monkeypatch, tmp_path: Path) -> None:
+    """A fresh clone without the book: the note names the configured folder, the same words on every machine."""
+    monkeypatch.delenv("PINB_BOOK", raising=False)
+    (tmp_path / "pyproject.toml").write_text('[tool.pinb]\nbook = "../shared/book"\n', encoding="utf-8")
+    found = registry.folder("pi-16-chapter")
+    assert book.unavailable(found.ledger, tmp_path) == (
+        "the chapter text is not available at ../shared/book: set PINB_BOOK"
+    )
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
+    assert book.unavailable(found.ledger, tmp_path) == (
+        "the chapter text is not available: no book directory is named; set PINB_BOOK (or `[tool.pinb] book`)"
+    )
 
 
 def _edited_book(book: Path, tmp_path: Path, file: str, old: str, new: str) -> Path:

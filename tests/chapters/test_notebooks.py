@@ -22,9 +22,11 @@ def test_notebook_committed_without_outputs_with_a_parameters_cell(ledger: Ledge
     nb = json.loads(path.read_text(encoding="utf-8"))
     code = [cell for cell in nb["cells"] if cell["cell_type"] == "code"]
     assert all(cell["outputs"] == [] and cell["execution_count"] is None for cell in code)
-    title, how_to, parameters = nb["cells"][:3]
+    title, findings, how_to, parameters = nb["cells"][:4]
     assert "".join(title["source"]).startswith("# ") and "".join(how_to["source"]).startswith("## How to use")
-    assert "parameters" in parameters["metadata"].get("tags", []) and parameters is code[0]
+    shows_map = f"display(show_findings({ledger.id!r}, recorded_verdicts({ledger.id!r})))"
+    assert shows_map in "".join(findings["source"])  # the map, right under the title
+    assert "parameters" in parameters["metadata"].get("tags", []) and parameters is code[1]
     names = inspect_notebook(path).parameter_names
     assert {"backend", "pi_version", "pinb_pip_spec", "artifacts_dir"} <= set(names)
     sources = "".join("".join(cell["source"]) for cell in code)
@@ -69,3 +71,28 @@ def test_notebook_runs_headless_on_the_standin(ledger: Ledger, tmp_path: Path) -
     assert set(skipped) == {s.id for s in ledger.claims if s.kind == "runnable"} - checked and all(skipped.values())
     assert all(o["backend"] == "standin" and o["outcome"] != "error" for o in outcomes), outcomes
     assert any((tmp_path / "artifacts").glob("*.jsonl"))
+
+
+def test_build_check_ignores_a_saved_jupyter_session(tmp_path: Path) -> None:
+    from pinb.testing.jupyter import save_as_jupyter
+
+    for name in ("README.md", "pyproject.toml"):
+        (tmp_path / name).write_bytes((REPO / name).read_bytes())
+    for ledger in LEDGERS:
+        (tmp_path / ledger.notebook).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / ledger.notebook).write_bytes((REPO / ledger.notebook).read_bytes())
+    build = [sys.executable, str(REPO / "notebooks" / "build.py"), "--check", "--root", str(tmp_path)]
+    saved = tmp_path / LEDGERS[0].notebook
+    save_as_jupyter(saved)
+    done = subprocess.run(build, capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (
+        0,
+        f"{LEDGERS[0].notebook}: up to date, with outputs of a Jupyter session "
+        "(harmless; python notebooks/build.py clears them)\n",
+    )
+    nb = json.loads(saved.read_text(encoding="utf-8"))
+    nb["cells"][-1]["source"].append("\n# an edit")
+    saved.write_text(json.dumps(nb), encoding="utf-8")
+    done = subprocess.run(build, capture_output=True, text=True)
+    stale = f"out of date (run python notebooks/build.py): {LEDGERS[0].notebook}\n"
+    assert (done.returncode, done.stderr) == (1, stale)

@@ -106,7 +106,7 @@ def test_colab_badges_point_at_the_notebooks_when_the_repository_is_set(tmp_path
     project.write_text('[project]\nname = "x"\n[project.urls]\nRepository = "https://github.com/someone/pinb.git"\n')
     assert build.repository_url(tmp_path) == "https://github.com/someone/pinb"
     notebook = build.chapter_notebook(chapters[0], "https://github.com/someone/pinb")
-    assert 'pinb_pip_spec = "git+https://github.com/someone/pinb"' in "".join(notebook.cells[2].source)
+    assert 'pinb_pip_spec = "git+https://github.com/someone/pinb"' in "".join(notebook.cells[3].source)
 
 
 def test_the_committed_readme_badges_are_what_the_builder_writes() -> None:

@@ -69,9 +69,10 @@ def test_request_inputs_reads_model_lines_and_meta() -> None:
     assert requests[0].system_prompt == "You are a coding assistant." and requests[1].system_prompt is None
     assert requests[1].tools == ("bash",)
     assert [m["role"] for m in requests[1].branch] == ["system", "user", "assistant", "toolResult"]
-    assert requests[0].settings["backend"] == "pi@1.6.0"
+    assert requests[0].settings == {} and requests[0].ran_on.startswith("pi@1.6.0")  # trace metadata, not settings
     html = views.request_inspector_html(requests)
-    assert html.count("<tr><td") == 2 and "not traced" in html
+    assert html.count("<tr><td") == 2 and html.count("not traced") == 3  # request 1's system prompt, both settings
+    assert f"recorded on {requests[0].ran_on}" in html
     # request 1: both messages are new; request 2: the assistant reply and the tool result
     assert html.count("background:#e6f4ea") == 4
 

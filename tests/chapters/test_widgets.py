@@ -25,7 +25,7 @@ def test_guard_html_and_text(command: str, tool: str, blocked: bool, pattern_par
     html = guard_widgets.guard_html(command, tool)
     assert f"data-blocked='{str(blocked).lower()}'" in html
     text = guard_widgets.guard_text(command, tool)
-    assert ("-> blocked" in text) == blocked
+    assert ("→ blocked by " in text.splitlines()[0]) == blocked
     if pattern_part:
         assert pattern_part in html
 
@@ -39,7 +39,16 @@ def test_guard_tester_widget_updates() -> None:
     assert "no pattern matched" in tester.shown().html
     tester.command.value = "git clean -fdx"
     assert "blocked" in tester.shown().html and "clean" in tester.shown().html
-    assert tester.summary().startswith("guard tester: bash 'git clean -fdx' -> blocked")
+    assert tester.summary().startswith("guard tester: bash git·clean·-fdx → blocked by \\bgit\\s+clean\\b")
+
+
+def test_the_guard_tester_says_what_the_books_own_command_does() -> None:
+    tester = guard_widgets.GuardTester("git status")
+    book = "the book's own command, git·push·--force through bash: blocked by "
+    assert tester.summary().splitlines()[1].startswith(book) and "git\\s+push" in tester.summary()
+    assert book in tester.shown().html.replace("&#x27;", "'")
+    tester.match_on.value = "command"  # the same regexes on the raw command still catch it
+    assert tester.summary().splitlines()[1].startswith(book)
 
 
 def test_guard_tester_says_when_allowed_is_a_miss() -> None:
@@ -123,3 +132,37 @@ def test_playground_reruns_with_a_given_runner_and_reports_errors() -> None:
     playground.responses.value = "not json"
     assert asyncio.run(playground.rerun()) == [] and "ValueError" in playground.status
     assert "<svg" not in playground.shown().html  # the old timeline does not stay under the error
+
+
+def test_the_playground_gives_the_verdict_of_its_claim_on_the_edited_run() -> None:
+    from pinb.chapters import scenarios
+    from pinb.chapters.ch16.guard import guard_extension
+
+    def scenario(command: str) -> dict:
+        script = [scenarios.calls(scenarios.call("bash", {"command": command})), scenarios.text("Done.")]
+        return scenarios.app(
+            "playground-guard", "Push.", script, tools=[scenarios.bash_tool()], extensions=[guard_extension()]
+        )
+
+    claim = "pi-16.guard.blocks-force-push"
+    playground = widgets.ScenarioPlayground(scenario("git push --force"), claim=claim)
+    playground.judge = widgets.claim_judge(claim, "no-ui")
+    asyncio.run(playground.rerun())
+    verdict = playground.summary().splitlines()[-1]
+    assert verdict.startswith(f"{claim}: OBSERVED on the edited run: ") and verdict.endswith(widgets.EDITED)
+    assert playground.verdict in playground.shown().html.replace("&#x27;", "'")
+    playground.responses.value = "not json"
+    assert asyncio.run(playground.rerun()) == [] and playground.verdict == ""  # no run, no verdict
+
+    def unreadable(lines: list) -> None:
+        raise KeyError("no-ui")
+
+    playground.judge = unreadable
+    playground.responses.value = json.dumps(scenario("ls")["responses"])
+    asyncio.run(playground.rerun())
+    assert playground.verdict == (
+        f"{claim}: NOT EXERCISED by the edited run: its judge cannot read what it needs (KeyError: 'no-ui') "
+        f"{widgets.EDITED}"
+    )
+    with pytest.raises(ValueError, match="not checked by scenarios"):
+        widgets.claim_judge("pi-16.guard.has-ui-docs", "x")

@@ -14,6 +14,7 @@ import pytest
 from pinb.kit.claims import CLAIM_MIME
 from pinb.kit.cli import verify_exit_code, verify_table
 from pinb.kit.fingerprint import sha256_file
+from pinb.kit.notebook import inspect_notebook
 from pinb.kit.project import Project
 from pinb.kit.verify import VerifyOptions, verify
 
@@ -57,7 +58,7 @@ def test_verify_records_what_the_notebook_observed(project: Project) -> None:
     assert record.command == "pinb verify (test)"
     assert record.environment.kernel[0] == sys.executable
     assert record.environment.papermill and record.environment.nbclient and record.environment.ipykernel
-    assert record.notebook.sha256 == sha256_file(project.root / "notebooks" / "holds.ipynb")
+    assert record.notebook.sha256 == inspect_notebook(project.root / "notebooks" / "holds.ipynb").fingerprint
     executed = holds.path / "executed.ipynb"
     assert record.artifacts[0].sha256 == sha256_file(executed)
     notebook = json.loads(executed.read_text())

@@ -15,7 +15,7 @@ from pinb.errors import ScenarioError
 from pinb.scenario.model import parse_scenario
 from pinb.scenario.standin import run_on_standin
 
-from ._schema import SHARED_SCHEMA, app_extended_schema
+from ._schema import pinb_schema
 
 BASE: dict[str, Any] = {
     "id": "app-fields",
@@ -38,6 +38,10 @@ VALID = [
     _with(steps=[{"do": "snapshot"}, {"do": "compact", "instructions": "short"}, {"do": "shutdown"}]),
     _with(steps=[{"do": "navigate", "target": {"role": "user", "text": "Hello."}}]),
     _with(model={"id": "m", "reasoning": True, "thinking_level": "high"}, observe={"requests": True}),
+    _with(model={"reasoning": True, "thinking_level": "max"}),
+    _with(project={"files": {}, "agent_files": {"AGENTS.md": "g", "skills/s/SKILL.md": "x"}}),
+    _with(steps=[{"do": "set_thinking_level", "level": "xhigh"}]),
+    _with(extensions=[_handler("turn_end", {"kind": "set_thinking_level", "level": "low", "at": 2})]),
     _with(settings={"compaction": {"keep_recent_tokens": 10}}),
     _with(extensions=[_handler("turn_start", {"kind": "return_value", "value": {"block": True}})]),
     _with(extensions=[_handler("agent_before_settle", {"kind": "continue_times", "times": 2})]),
@@ -57,7 +61,12 @@ INVALID = [
     _with(project={"trust": "maybe"}),
     _with(steps=[{"do": "navigate", "target": {"role": "system", "text": "x"}}]),
     _with(steps=[{"do": "jump"}]),
-    _with(model={"thinking_level": "max"}),
+    _with(model={"thinking_level": "ultra"}),
+    {**_with(project={"agent_files": {"AGENTS.md": "g"}}), "layer": "agent"},
+    _with(project={"agent_files": {"../AGENTS.md": "g"}}),
+    _with(steps=[{"do": "set_thinking_level", "level": "ultra"}]),
+    _with(steps=[{"do": "set_thinking_level"}]),
+    _with(extensions=[_handler("turn_end", {"kind": "set_thinking_level"})]),
     _with(observe={"requests": True, "tree": True}),
     _with(extensions=[_handler("turn_end", {"kind": "trust", "trusted": "yes"})]),
     _with(extensions=[_handler("context", {"kind": "supply_summary", "summary": "s"})]),
@@ -83,10 +92,9 @@ def test_invalid_documents_are_one_line_errors(doc: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize(("doc", "valid"), [(d, True) for d in VALID] + [(d, False) for d in INVALID])
 def test_the_schema_agrees_with_the_model(doc: dict[str, Any], valid: bool) -> None:
-    jsonschema = pytest.importorskip("jsonschema")
-    if not SHARED_SCHEMA.is_file():
-        pytest.skip("the shared contracts folder is not next to this checkout")
-    errors = list(jsonschema.Draft202012Validator(app_extended_schema()).iter_errors(doc))
+    import jsonschema
+
+    errors = list(jsonschema.Draft202012Validator(pinb_schema()).iter_errors(doc))
     assert (errors == []) == valid, [e.message for e in errors]
 
 

@@ -217,4 +217,5 @@ def test_diff_against_a_bridge_that_answers(
     fake_reference.run_on_pi = lambda path, version: same.replace('"text":"hello"', '"text":"bye"')
     assert main(["scenario", "diff", str(scenario)]) == 1
     assert '+ pi@1.6.0 : {"source":"agent","type":"message_end"' in capsys.readouterr().out
-    assert main(["scenario", "diff", str(scenario), "--loose"]) == 0  # the loose projection ignores text
+    assert main(["scenario", "diff", str(scenario), "--loose"]) == 1  # the contract's projection compares its text
+    assert main(["scenario", "diff", str(scenario), "--projection", "loose"]) == 0  # the loose one ignores text

@@ -48,22 +48,33 @@ def test_corpus_is_large_enough_and_covers_both_layers() -> None:
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=IDS)
-def test_scenario_validates_against_the_shared_schema(path: Path) -> None:
-    """The contract's schema; a scenario using pinb's extensions (``hooks``, the recovery fields) is checked against
-    the contract's schema with them merged in, and against the contract's alone once they are taken out."""
-    jsonschema = pytest.importorskip("jsonschema")
-    schema_path = SHARED / "scenario.schema.json"
-    if not schema_path.is_file():
-        pytest.skip("the shared contracts folder is not next to this checkout")
-    from ._schema import app_extended_schema, contract_part, contract_schema, uses_app_extension
+def test_scenario_validates_against_the_committed_schema(path: Path) -> None:
+    import jsonschema
 
-    data = _load(path)
-    errors = [e.message for e in jsonschema.Draft202012Validator(app_extended_schema()).iter_errors(data)]
-    assert errors == []
-    if uses_app_extension(data):
-        return  # its new action kinds are not the contract's
-    plain = contract_part(data)
-    assert [e.message for e in jsonschema.Draft202012Validator(contract_schema()).iter_errors(plain)] == []
+    from ._schema import pinb_schema
+
+    assert [e.message for e in jsonschema.Draft202012Validator(pinb_schema()).iter_errors(_load(path))] == []
+
+
+def test_every_document_the_shared_contract_accepts_the_committed_schema_accepts() -> None:
+    """The compatibility floor: every corpus scenario and every example of the original shared contract that the
+    contract's schema accepts, the committed schema and the models accept too (pinb only adds optional fields)."""
+    import jsonschema
+
+    from pinb.scenario.model import parse_scenario
+
+    from ._schema import SHARED_SCHEMA, contract_schema, pinb_schema
+
+    if not SHARED_SCHEMA.is_file():
+        pytest.skip("the original shared contract is not next to this checkout (the committed schema is checked)")
+    contract = jsonschema.Draft202012Validator(contract_schema())
+    ours = jsonschema.Draft202012Validator(pinb_schema())
+    examples = sorted((SHARED / "scenarios").glob("*.json"))
+    accepted = [path for path in [*CORPUS, *examples] if contract.is_valid(_load(path))]
+    for path in accepted:
+        assert [e.message for e in ours.iter_errors(_load(path))] == [], path.name
+        parse_scenario(_load(path))
+    assert len(accepted) >= 30 and examples
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=IDS)

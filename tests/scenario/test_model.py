@@ -12,9 +12,6 @@ import pytest
 from pinb.errors import ScenarioError
 from pinb.scenario.model import Scenario, load_scenario, parse_scenario
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-needs_shared = pytest.mark.skipif(not (SHARED / "scenario.schema.json").is_file(), reason="contracts not present")
-
 AGENT: dict[str, Any] = {
     "id": "ch01-word-count",
     "layer": "agent",
@@ -228,10 +225,9 @@ PROSE_INVALID: list[tuple[str, dict[str, Any]]] = [
 ]  # fmt: skip
 
 
-@needs_shared
 @pytest.mark.parametrize("name", ["ch01-word-count", "ch16-guard-force-push"])
-def test_shared_examples_load(name: str) -> None:
-    scenario = load_scenario(SHARED / "scenarios" / f"{name}.json")
+def test_the_formats_examples_load(name: str) -> None:
+    scenario = load_scenario(Path(__file__).resolve().parents[2] / "scenarios" / f"{name}.json")
     assert scenario.id == name
 
 
@@ -269,24 +265,17 @@ def test_invalid_documents_are_rejected_in_one_line(name: str, doc: dict[str, An
     assert "\n" not in str(info.value)
 
 
-@needs_shared
 @pytest.mark.parametrize(
     ("name", "doc", "valid"),
     [(n, d, True) for n, d in VALID] + [(n, d, False) for n, d in INVALID],
     ids=[n for n, _ in VALID + INVALID],
 )
 def test_models_agree_with_the_json_schema(name: str, doc: dict[str, Any], valid: bool) -> None:
-    jsonschema = pytest.importorskip("jsonschema")
-    from ._schema import contract_schema, extended_schema
+    import jsonschema
 
-    validator = jsonschema.Draft202012Validator(extended_schema())
-    assert validator.is_valid(doc) is valid
-    settings = doc.get("settings")
-    extended = (
-        "hooks" in doc or "model" in doc or (isinstance(settings, dict) and {"compaction", "retry"} & set(settings))
-    )
-    if not extended:  # pinb's extensions change nothing else: the contract's schema agrees
-        assert jsonschema.Draft202012Validator(contract_schema()).is_valid(doc) is valid
+    from ._schema import pinb_schema
+
+    assert jsonschema.Draft202012Validator(pinb_schema()).is_valid(doc) is valid
     try:
         parse_scenario(doc)
         ours = True

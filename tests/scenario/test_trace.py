@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -372,3 +373,55 @@ def test_jsonl_escapes_lone_surrogates_like_javascript() -> None:
 def test_jsonl_keeps_line_separators_inside_strings() -> None:
     lines = [{"text": "a\u2028b\u2029c\x85d"}, {"seq": 2}]
     assert loads_jsonl(dumps_jsonl(lines)) == lines
+
+
+def test_the_full_projection_keeps_stream_lines_in_order_and_every_field_but_seq() -> None:
+    full = project(TRACE, projection="full")
+    assert len(full) == len(TRACE) - 1 and all("seq" not in line for line in full)
+    assert full[3] == {"source": "session", "type": "message_update", "stream": True, "role": "assistant"}
+    assert full[-2] == {"source": "error", "type": "extension_error", "extension": "g", "event": "x", "error": "e"}
+
+
+@pytest.mark.parametrize(
+    ("change", "strict_sees_it"),
+    [
+        (lambda t: t.pop(4), False),  # one stream line fewer
+        (lambda t: t.insert(4, dict(t[4])), False),  # one stream line more
+        (lambda t: t[4].update(role="user"), False),  # a stream line's field
+        (lambda t: t.__setitem__(slice(10, 12), [t[11], t[10]]), True),  # two lines swapped
+        (lambda t: t[11].update(error="other"), True),  # an error line
+        (lambda t: t[1].update(text="q"), True),  # a driver line
+    ],
+)
+def test_the_full_projection_sees_what_the_contracts_misses(change: Any, strict_sees_it: bool) -> None:
+    other = copy.deepcopy(TRACE)
+    change(other)
+    assert first_difference(TRACE, other) is None  # the contract's projection sees none of these
+    assert (first_difference(TRACE, other, projection="strict") is not None) is strict_sees_it
+    assert first_difference(TRACE, other, projection="full") is not None
+
+
+def test_the_full_projection_ignores_the_meta_line_seq_and_volatile_values() -> None:
+    other = copy.deepcopy(TRACE)
+    other[0]["backend"] = "pi@1.6.0"
+    other[6]["result"] = {"block": True, "durationMs": 12}
+    other[7]["text"] = "blocked"
+    mine = copy.deepcopy(TRACE)
+    mine[6]["result"] = {"block": True, "durationMs": 3}
+    mine[11]["error"] = "e"
+    for line in other:
+        line["seq"] = line["seq"] + 100
+    assert first_difference(mine, other, projection="full") is None
+    paths = [copy.deepcopy(TRACE), copy.deepcopy(TRACE)]
+    paths[0][11]["error"] = "cannot read /tmp/pinb-1a2b/project/x.md: gone"
+    paths[1][11]["error"] = "cannot read /tmp/pinb-9z8y/project/x.md: gone"
+    assert first_difference(*paths, projection="full") is None
+    paths[1][11]["error"] = "cannot read /tmp/pinb-9z8y/project/x.md: other"
+    assert first_difference(*paths, projection="full") is not None
+
+
+def test_projection_names_are_checked() -> None:
+    with pytest.raises(ValueError, match="unknown projection"):
+        project(TRACE, projection="everything")
+    with pytest.raises(ValueError, match="contradicts"):
+        project(TRACE, projection="full", loose=True)

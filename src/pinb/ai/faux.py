@@ -413,10 +413,34 @@ class FauxProvider:
             yield ErrorEvent(reason="error", error=self._error_message(_error_text(error), model))
             return
         inner = self._stream_with_deltas(message, signal)
+        # pi-ai's faux provider pushes its events into the stream from its own async function, which runs ahead of
+        # the consumer (its chunks wait a microtask each): an abort that lands while the consumer handles an early
+        # event finds the reply already streamed to its end. The producer runs as its own task likewise, and without
+        # stream delays it never waits between chunks.
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        finished = object()
+
+        async def produce() -> None:
+            try:
+                async for event in inner:
+                    queue.put_nowait(event)
+            except BaseException as error:  # handed to the consumer
+                queue.put_nowait(error)
+            finally:
+                queue.put_nowait(finished)
+
+        producer = asyncio.ensure_future(produce())
         try:
-            async for event in inner:
-                yield event
+            while True:
+                item = await queue.get()
+                if item is finished:
+                    break
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
         finally:
+            if not producer.done():
+                producer.cancel()
             await inner.aclose()  # not left to the garbage collector
 
     async def _resolve(self, step: FauxResponse, model: Model, context: Context, options: dict[str, Any]) -> Any:
@@ -485,8 +509,7 @@ class FauxProvider:
 
     async def _schedule(self, chunk: str) -> None:
         if not self.tokens_per_second or self.tokens_per_second <= 0:
-            await asyncio.sleep(0)
-            return
+            return  # pi-ai waits a microtask: the reply's producer stays ahead of its consumer (see _respond)
         # pi-ai: setTimeout(resolve, tokens / tokensPerSecond * 1000), with Node's clamp of huge delays to 1 ms.
         await asyncio.sleep(timer_seconds(math.ceil(js_length(chunk) / 4) / self.tokens_per_second * 1000))
 

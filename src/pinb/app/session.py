@@ -38,6 +38,7 @@ from pinb.ai import (
     UserMessage,
 )
 from pinb.ai.abort import AbortController
+from pinb.ai.thinking import clamp_thinking_level
 from pinb.ai.transcript import get_current_system_message
 from pinb.app.extensions import events as ev
 from pinb.app.extensions import results as rs
@@ -544,8 +545,9 @@ async def create_agent_session(options: AgentSessionOptions | None = None, **kwa
         current_system_message=get_current_system_message,
     )
     model = options.model or DEFAULT_MODEL
-    # Pi clamps the thinking level to what the model supports: a model without reasoning thinks "off".
-    thinking_level = options.thinking_level if model.reasoning else "off"
+    # Pi clamps the thinking level to what the model supports (pi-ai's clampThinkingLevel): a model without
+    # reasoning thinks "off", one without an xhigh/max mapping thinks "high" when asked for more.
+    thinking_level = clamp_thinking_level(model, options.thinking_level)
     existing = session_manager.build_session_context()
     if not session_manager.get_entries():
         # New sessions record the initial model and thinking level so a resume restores them.

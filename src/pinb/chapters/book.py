@@ -18,8 +18,8 @@ from pinb.errors import UsageError
 from pinb.fingerprints import normalise
 
 BOOK_ENV = "PINB_BOOK"
-#: What status and reports say when a chapter's text cannot be read.
-TEXT_UNAVAILABLE = "chapter text not available: quotes and fingerprint unverified"
+#: The start of what status, reports and verdicts say when a chapter's text cannot be read (`unavailable`).
+TEXT_UNAVAILABLE = "the chapter text is not available"
 
 
 def project_root(start: Path | None = None) -> Path | None:
@@ -30,9 +30,15 @@ def project_root(start: Path | None = None) -> Path | None:
 
 def book_dir(root: Path | None = None) -> Path | None:
     """The book directory the user named (`PINB_BOOK`, else `[tool.pinb] book`), or None when none is named."""
+    named = _named_book(root)
+    return named[0] if named else None
+
+
+def _named_book(root: Path | None) -> tuple[Path, str] | None:
+    """The book directory the user named, resolved, and as they wrote it."""
     named = os.environ.get(BOOK_ENV)
     if named:
-        return Path(named).expanduser().resolve()
+        return Path(named).expanduser().resolve(), named
     root = root or project_root()
     if root is None:
         return None
@@ -43,7 +49,21 @@ def book_dir(root: Path | None = None) -> Path | None:
     value = config.get("tool", {}).get("pinb", {}).get("book")
     if not isinstance(value, str) or not value:
         return None
-    return (root / value).resolve()
+    return (root / value).resolve(), value
+
+
+def unavailable(ledger: Ledger, root: Path | None = None) -> str:
+    """Why the chapter's text cannot be read, naming where it was looked for as configured (the same words on
+    every machine) and how to point pinb at it."""
+    named = _named_book(root)
+    if named is None:
+        return f"{TEXT_UNAVAILABLE}: no book directory is named; set {BOOK_ENV} (or `[tool.pinb] book`)"
+    folder, written = named
+    if not folder.is_dir():
+        return f"{TEXT_UNAVAILABLE} at {written}: set {BOOK_ENV}"
+    missing = [s.file for s in (ledger.text, *ledger.also_quoted_from) if not (folder / s.file).is_file()]
+    shown = f" (no {missing[0]} there)" if missing else " (unreadable)"
+    return f"{TEXT_UNAVAILABLE} at {written}{shown}: set {BOOK_ENV}"
 
 
 def cut(text: str, source: TextSource) -> str:
@@ -104,10 +124,10 @@ def missing_quotes(ledger: Ledger, text: str) -> list[tuple[str, str]]:
     return [(c.id, q) for c in ledger.claims for q in c.quotes if normalise(q) not in haystack]
 
 
-def text_note(ledger: Ledger, text: ChapterText | None) -> str:
+def text_note(ledger: Ledger, text: ChapterText | None, root: Path | None = None) -> str:
     """Empty when the text holds every quote; else what a reader of status and reports must know."""
     if text is None:
-        return TEXT_UNAVAILABLE
+        return f"{unavailable(ledger, root)}; its quotes and fingerprint are unverified"
     missing = missing_quotes(ledger, text.text)
     if not missing:
         return ""
@@ -132,4 +152,5 @@ __all__ = [
     "printed_code",
     "project_root",
     "text_note",
+    "unavailable",
 ]

@@ -80,9 +80,9 @@ def scenario_shown(name: str, scenario: Mapping[str, Any]) -> tuple[str, str]:
     text = "\n".join([title, *(f"  {what}: {value}" for what, value in rows)])
     full = escape(json.dumps(scenario, indent=1, ensure_ascii=False))
     html = (
-        f"<div><b>{escape(title)}</b>"
+        f"<details class='pinb-details'><summary><b>{escape(title)}</b>: {len(rows)} steps</summary>"
         + table_html(("step", "what"), ((code(what), escape(value)) for what, value in rows))
-        + f"<details><summary>the scenario as JSON</summary><pre>{full}</pre></details></div>"
+        + f"<details><summary>the scenario as JSON</summary><pre>{full}</pre></details></details>"
     )
     return text, html
 

@@ -26,6 +26,7 @@ from pinb.chapters.experiment_view import ExperimentView, code_view, scenarios_v
 from pinb.chapters.ledger import ClaimEntry
 from pinb.chapters.properties import Params, PropertyExperiment, Trace
 from pinb.chapters.registry import claim_spec, claim_specs, experiment_for
+from pinb.chapters.registry import folder as chapter_folder
 from pinb.chapters.witnesses import MAX_WITNESSES, SHRINK_BUDGET, PropertyResult, seed_for
 from pinb.claims import verdict_label
 from pinb.errors import UsageError
@@ -408,12 +409,13 @@ class ChapterRun:
         """Run the book's program (once per notebook) on this Pi version and judge the run."""
         import asyncio
 
-        from pinb.chapters.book import TEXT_UNAVAILABLE
+        from pinb.chapters.book import unavailable
         from pinb.claims import checking
         from pinb.scenario import reference
 
         if experiment.example not in self._book_runs and experiment.program() is None:
-            return self._unrun(observation, f"{TEXT_UNAVAILABLE}; the book's program is read from it")
+            reason = f"{unavailable(chapter_folder(self.chapter_id).ledger)}; the book's program is read from it"
+            return self._unrun(observation, reason)
         with checking(observation.claim_id, backend=self.label) as check:
             run = self._book_runs.get(experiment.example)
             if run is None:

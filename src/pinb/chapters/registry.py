@@ -135,7 +135,7 @@ def chapter(found: ChapterFolder, root: Path | None = None) -> Chapter:
     text = chapter_text(found.ledger, root)
     return found.ledger.to_chapter(
         text_fingerprint=fingerprint_text(text.text) if text is not None else "",
-        text_note=text_note(found.ledger, text),
+        text_note=text_note(found.ledger, text, root),
         code_fingerprint=code_fingerprint(found.code_files()),
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 Line = Mapping[str, Any]
@@ -100,6 +101,104 @@ def turn_windows(lines: Sequence[Line]) -> list[tuple[int, int]]:
     return windows
 
 
+# --- what a request was built from, the session tree, the driver's steps ---------------------------------------------
+
+
+def driver(lines: Iterable[Line], type_: str | None = None) -> list[Line]:
+    """The runner's own lines (`prompt`, `step`, `step_resolved`, `ui`, …), optionally of one type, in order."""
+    return [line for line in lines if line.get("source") == "driver" and (type_ is None or line.get("type") == type_)]
+
+
+def inputs(lines: Iterable[Line]) -> list[Line]:
+    """The `request` `inputs` lines (with `observe.requests`): what each request was built from, in order."""
+    return [line for line in lines if line.get("source") == "request" and line.get("type") == "inputs"]
+
+
+def system_prompts(lines: Iterable[Line]) -> list[str]:
+    """The system prompt each observed request carried, in request order."""
+    return [str(line.get("systemPrompt", "")) for line in inputs(lines)]
+
+
+def snapshots(lines: Iterable[Line]) -> list[Line]:
+    """The `tree` `snapshot` lines (one per `snapshot` step), in order."""
+    return [line for line in lines if line.get("source") == "tree" and line.get("type") == "snapshot"]
+
+
+def snapshot(lines: Iterable[Line], which: int = -1) -> Line:
+    """One tree snapshot (default the last); an empty mapping when the trace has none."""
+    found = snapshots(lines)
+    return found[which] if -len(found) <= which < len(found) else {}
+
+
+def tree_entries(tree: Line, type_: str | None = None, **fields: Any) -> list[Line]:
+    """A snapshot's entries in append order, optionally of one type and with these field values."""
+    return [
+        entry
+        for entry in tree.get("entries", ())
+        if (type_ is None or entry.get("type") == type_) and all(entry.get(k) == v for k, v in fields.items())
+    ]
+
+
+def branch_entries(tree: Line) -> list[Line]:
+    """The entries of a snapshot's active branch, root first."""
+    by_id = {entry.get("id"): entry for entry in tree.get("entries", ())}
+    return [by_id[label] for label in tree.get("branch", ()) if label in by_id]
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """One scenario step as the trace shows it: its `step` line, the line that ended it, and where they are
+    (indexes into the trace; `end` is the trace's length when the step never ended)."""
+
+    step: Line
+    start: int
+    result: Line | None
+    end: int
+
+    @property
+    def outcome(self) -> str:
+        """`resolved`, `rejected`, or `unfinished` when the trace ended first."""
+        return "unfinished" if self.result is None else str(self.result.get("type", "")).removeprefix("step_")
+
+    @property
+    def error(self) -> str | None:
+        return None if self.result is None else self.result.get("error")
+
+
+def steps(lines: Sequence[Line]) -> list[StepOutcome]:
+    """Each driver `step` paired with the `step_resolved` / `step_rejected` line that ended it, in order."""
+    found: list[StepOutcome] = []
+    for i, line in enumerate(lines):
+        if line.get("source") != "driver" or line.get("type") != "step":
+            continue
+        end = index(lines, lambda ln: ln.get("source") == "driver" and ln.get("type") in STEP_ENDS, i + 1)
+        found.append(StepOutcome(line, i, lines[end] if end >= 0 else None, end if end >= 0 else len(lines)))
+    return found
+
+
+STEP_ENDS = ("step_resolved", "step_rejected")
+
+
+def requests_in_step(lines: Sequence[Line], step: int) -> list[Line]:
+    """The `model` requests made while the `step`-th step (0-based, in trace order) ran."""
+    outcome = steps(lines)[step]
+    return requests(lines[outcome.start : outcome.end])
+
+
+def request_after(lines: Sequence[Line], step: int) -> Line | None:
+    """The first `model` request after the `step`-th step (0-based) began: the request it made, or the next one."""
+    outcome = steps(lines)[step]
+    later = requests(lines[outcome.start :])
+    return later[0] if later else None
+
+
+def inputs_after(lines: Sequence[Line], step: int) -> Line | None:
+    """The `request` `inputs` line of :func:`request_after` (with `observe.requests`)."""
+    outcome = steps(lines)[step]
+    later = inputs(lines[outcome.start :])
+    return later[0] if later else None
+
+
 def summary(lines: Iterable[Line], limit: int = 60) -> str:
     """`source:type` of the core lines, joined, for evidence strings."""
     parts = [f"{line.get('source')}:{line.get('type')}" for line in core(lines)]
@@ -108,18 +207,30 @@ def summary(lines: Iterable[Line], limit: int = 60) -> str:
 
 
 __all__ = [
+    "StepOutcome",
     "assistant_ends",
+    "branch_entries",
     "core",
+    "driver",
     "events",
     "ext_lines",
     "index",
     "indexes",
+    "inputs",
+    "inputs_after",
     "is_",
     "listener",
     "mentions",
+    "request_after",
     "request_texts",
     "requests",
+    "requests_in_step",
+    "snapshot",
+    "snapshots",
+    "steps",
     "summary",
+    "system_prompts",
     "tool_end",
+    "tree_entries",
     "turn_windows",
 ]

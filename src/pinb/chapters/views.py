@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
+from math import ceil
 from typing import Any
 
-from pinb.chapters.display import TABLE_STYLE, Shown, cell
+from pinb.chapters.display import TABLE_STYLE, Shown, cell, table_html
 
 TraceLine = Mapping[str, Any]
 
@@ -30,6 +31,18 @@ _LANE_COLOURS: dict[str, str] = {
     "handlers": "#e6f4ea",
     "model": "#fce8e6",
 }
+
+
+#: The timelines' font size, and how wide a monospace character is at a given size (an upper bound: the common
+#: monospace faces advance 0.6 em; every label's box is estimated with it, so the picture is made wide enough).
+FONT_SIZE = 11
+CHAR_EM = 0.62
+#: Characters of an event label in a lane, and in the tools lane beside its bars.
+LABEL_CHARS, TOOL_LABEL_CHARS = 34, 24
+
+
+def text_width(text: str, size: float = FONT_SIZE) -> float:
+    return len(text) * CHAR_EM * size
 
 
 def lane_of(line: TraceLine) -> str | None:
@@ -155,10 +168,11 @@ def timeline_svg(
     """
     wanted = set(sources) if sources is not None else None
     shown = [line for line in visible_lines(lines, include_stream) if wanted is None or line.get("source") in wanted]
-    row_h, top, lane_w, label_w = 22, 46, 230, 40
+    row_h, top, label_w, slot_w = 22, 46, 40, 60
+    lane_w = ceil(8 + text_width("x" * LABEL_CHARS) + 8)
     spans = tool_spans(shown)
     slots = max((span.slot + 1 for span in spans), default=1)
-    tools_w = max(lane_w, 40 + slots * 60)
+    tools_w = max(lane_w, ceil(slots * slot_w + 12 + text_width("x" * TOOL_LABEL_CHARS) + 8))
     widths = {lane: (tools_w if lane == "tools" else lane_w) for lane in LANES}
     x0: dict[str, int] = {}
     x = label_w
@@ -166,24 +180,21 @@ def timeline_svg(
         x0[lane] = x
         x += widths[lane]
     width, height = x + 10, top + row_h * max(len(shown), 1) + 20
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'font-family="monospace" font-size="11" class="pinb-timeline">'
-    ]
-    if title:
-        out.append(f"<title>{escape(title)}</title>")
+    body: list[str] = []
+    right = 0.0  # the right edge of the widest label: the picture is made wide enough to hold it
     for lane in LANES:
-        out.append(
+        body.append(
             f'<rect x="{x0[lane]}" y="0" width="{widths[lane]}" height="{height}" fill="{_LANE_COLOURS[lane]}" '
             f'stroke="#dadce0"/>'
             f'<text x="{x0[lane] + 8}" y="20" font-weight="bold" font-size="13">{escape(LANE_TITLES[lane])}</text>'
         )
+        right = max(right, x0[lane] + 8 + text_width(LANE_TITLES[lane], 13))
     for span in spans:
-        bx = x0["tools"] + 8 + span.slot * 60
+        bx = x0["tools"] + 8 + span.slot * slot_w
         y1 = top + row_h * span.start
         y2 = top + row_h * (span.end if span.end is not None else len(shown) - 1) + row_h - 4
         colour = "#d93025" if span.is_error else "#f9ab00"
-        out.append(
+        body.append(
             f'<rect class="tool-span" data-call="{escape(span.tool_call_id)}" x="{bx}" y="{y1}" width="14" '
             f'height="{y2 - y1}" rx="4" fill="{colour}" opacity="0.55"><title>{escape(span.tool_name)} '
             f"{escape(span.tool_call_id)}</title></rect>"
@@ -195,21 +206,28 @@ def timeline_svg(
         seq = line.get("seq", row + 1)
         marked = highlight is not None and seq == highlight
         if marked:
-            out.append(f'<rect x="0" y="{y - 2}" width="{width}" height="{row_h}" fill="#fbbc04" opacity="0.35"/>')
-        out.append(f'<text x="4" y="{y + 13}" fill="#5f6368">{escape(str(seq))}</text>')
-        tx = x0[lane] + 8 + (slots * 60 + 4 if lane == "tools" else 0)
+            body.append(f'<rect x="0" y="{y - 2}" width="{width}" height="{row_h}" fill="#fbbc04" opacity="0.35"/>')
+        body.append(f'<text x="4" y="{y + 13}" fill="#5f6368">{escape(str(seq))}</text>')
+        tx = x0[lane] + 8 + (slots * slot_w + 4 if lane == "tools" else 0)
         label = event_label(line)
         if lane == "tools":
             label = label.replace("tool_execution_", "")
+        label = _short(label, LABEL_CHARS if lane != "tools" else TOOL_LABEL_CHARS)
+        right = max(right, tx + text_width(label))
         colour = "#d93025" if line.get("isError") or "error" in line else "#202124"
         style = ' font-style="italic"' if line.get("stream") else ""
-        out.append(
+        body.append(
             f'<text class="event" data-seq="{escape(str(seq))}" data-lane="{lane}" x="{tx}" y="{y + 13}" '
-            f'fill="{colour}"{style}>{escape(_short(label, 34 if lane != "tools" else 24))}'
+            f'fill="{colour}"{style}>{escape(label)}'
             f"<title>{escape(_compact_json(dict(line)))}</title></text>"
         )
-    out.append("</svg>")
-    return "".join(out)
+    width = max(width, ceil(right) + 6)
+    head = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+        f'preserveAspectRatio="xMinYMin meet" style="max-width:100%;height:auto" '
+        f'font-family="monospace" font-size="{FONT_SIZE}" class="pinb-timeline">'
+    )
+    return head + (f"<title>{escape(title)}</title>" if title else "") + "".join(body) + "</svg>"
 
 
 @dataclass(frozen=True)
@@ -223,6 +241,9 @@ class RequestInputs:
     """The messages the model received (the active branch, after any context handlers)."""
     tools: tuple[str, ...]
     settings: Mapping[str, Any]
+    """The model settings supplied with the trace (a scenario's); a trace's request line does not record them."""
+    ran_on: str = ""
+    """Where the trace was recorded (backend and versions, from its `meta` line): not a model setting."""
 
 
 def request_inputs(
@@ -232,16 +253,17 @@ def request_inputs(
 ) -> list[RequestInputs]:
     """One `RequestInputs` per `model` request line, in order.
 
-    Model settings come from the `meta` line (backend, versions) merged with `settings` (e.g. the scenario's
-    settings), since a trace's request line records messages and tools only.
+    A trace's request line records messages and tools only: the model settings are the `settings` given (e.g. the
+    scenario's), and where the trace was recorded (its `meta` line) is kept apart as `ran_on`.
     """
-    base: dict[str, Any] = {}
+    base: dict[str, Any] = dict(settings or {})
     requests: list[RequestInputs] = []
     all_lines = list(lines)
-    for line in all_lines:
-        if line.get("source") == "meta":
-            base.update({k: v for k, v in line.items() if k not in ("seq", "source", "type")})
-    base.update(settings or {})
+    meta = next((line for line in all_lines if line.get("source") == "meta"), {})
+    versions = meta.get("versions") if isinstance(meta.get("versions"), Mapping) else {}
+    ran_on = ", ".join(
+        [str(meta["backend"])] * ("backend" in meta) + [f"{name} {version}" for name, version in versions.items()]
+    )
     for line in all_lines:
         if line.get("source") == "model" and line.get("type") == "request":
             n = int(line.get("n", len(requests) + 1))
@@ -252,6 +274,7 @@ def request_inputs(
                     branch=tuple(line.get("messages", ())),
                     tools=tuple(line.get("tools", ())),
                     settings=dict(base),
+                    ran_on=ran_on,
                 )
             )
     return requests
@@ -291,11 +314,13 @@ def request_inspector_html(requests: Sequence[RequestInputs]) -> str:
         )
         settings = "<br>".join(f"{escape(str(k))}: {escape(_short(v, 60))}" for k, v in request.settings.items())
         tools = escape(", ".join(request.tools)) or "<i>none</i>"
-        cells = (str(request.n), system, f"<ol>{messages}</ol>", tools, settings or "<i>—</i>")
+        cells = (str(request.n), system, f"<ol>{messages}</ol>", tools, settings or "<i>not traced</i>")
         rows.append("<tr>" + "".join(cell(c) for c in cells) + "</tr>")
         previous = request.branch
+    ran_on = next((request.ran_on for request in requests if request.ran_on), "")
+    caption = f"<caption style='text-align:left'>recorded on {escape(ran_on)}</caption>" if ran_on else ""
     return (
-        f'<table class="pinb-requests" style="{TABLE_STYLE}">'
+        f'<table class="pinb-requests" style="{TABLE_STYLE}">{caption}'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
@@ -420,12 +445,110 @@ def session_tree_html(entries: Sequence[Mapping[str, Any]], leaf_id: str | None)
 
 
 def display_timeline(lines: Iterable[TraceLine], **options: Any) -> Shown:
-    """The timeline as inline SVG (tooltips in Jupyter) and as a standalone `image/svg+xml` for static viewers."""
+    """The timeline as inline SVG (tooltips in Jupyter), collapsed under its summary line, and as a standalone
+    `image/svg+xml` for static viewers; a timeline longer than `LONG_TIMELINE` rows is a table of its tool calls
+    instead (`display_tool_calls`)."""
     lines = list(lines)
-    svg = timeline_svg(lines, **options)
     count = len(visible_lines(lines, bool(options.get("include_stream"))))
     title = options.get("title") or "event timeline"
-    return Shown(f"{title} ({count} trace lines)", html=svg, svg=svg)
+    if count > LONG_TIMELINE:
+        return display_tool_calls(lines, f"{title}: {count} trace lines, too many to draw; its tool calls")
+    svg = timeline_svg(lines, **options)
+    summary = f"{title} ({count} trace lines)"
+    # collapsed under its one-line summary: open on request (static viewers show the standalone SVG)
+    return Shown(
+        summary, html=f"<details class='pinb-details'><summary>{escape(summary)}</summary>{svg}</details>", svg=svg
+    )
+
+
+#: A timeline with more rows than this is shown as a table of its tool calls: drawn, it would be taller than ten
+#: screens and read as noise.
+LONG_TIMELINE = 80
+
+
+#: The key to `visible_whitespace`, for a column's header.
+WHITESPACE_KEY = "· space, ⇥ tab, ⏎ line break"
+
+
+def visible_whitespace(text: str) -> str:
+    """Text with its whitespace shown: `·` for a space, `⇥` for a tab, `⏎` for a line break (so `git  push` and
+    `git\tpush` no longer read alike)."""
+    return text.replace(" ", "·").replace("\t", "⇥").replace("\r", "␍").replace("\n", "⏎")
+
+
+@dataclass(frozen=True)
+class ToolCallRow:
+    """One tool call of a trace, in words."""
+
+    call_id: str
+    tool: str
+    #: The input as the tool received it: the command or content with visible whitespace, else the arguments.
+    given: str
+    #: What the handlers answered (`review-guard/guard: block (Guard blocked: …)`), in order.
+    answers: tuple[str, ...]
+    #: `error: …`, `ran: …`, or `no end` (the trace never ends the call).
+    ended: str
+
+
+def tool_call_rows(lines: Sequence[TraceLine]) -> list[ToolCallRow]:
+    """Every tool execution of the trace, one row each, in the order they started."""
+    sources = {line.get("source") for line in lines if str(line.get("type", "")).startswith("tool_execution_")}
+    source = "agent" if "agent" in sources else "session"
+    rows: dict[str, dict[str, Any]] = {}
+    answers: dict[str, list[str]] = {}
+    for line in lines:
+        kind, call_id = line.get("type"), str(line.get("toolCallId", ""))
+        if line.get("source") == "ext" and kind == "tool_call":
+            who = f"{line.get('extension', '')}/{line.get('handler', '')}".strip("/")
+            result = line.get("result")
+            if isinstance(result, Mapping) and result.get("block"):
+                said = f"block ({result.get('reason', 'no reason')})"
+            elif "error" in line:
+                said = f"threw {line['error']}"
+            else:
+                said = "no answer" if result is None else f"answered {_compact_json(result)}"
+            answers.setdefault(call_id, []).append(f"{who}: {said}")
+        elif line.get("source") == source and kind == "tool_execution_start":
+            rows[call_id] = {"tool": str(line.get("toolName", "")), "given": _given(line.get("args"))}
+        elif line.get("source") == source and kind == "tool_execution_end" and call_id in rows:
+            text = _short(str(line.get("text", "")), 120)
+            rows[call_id]["ended"] = f"error: {text}" if line.get("isError") else f"ran: {text}"
+    return [
+        ToolCallRow(call_id, row["tool"], row["given"], tuple(answers.get(call_id, ())), row.get("ended", "no end"))
+        for call_id, row in rows.items()
+    ]
+
+
+def _given(args: Any) -> str:
+    if isinstance(args, Mapping) and len(args) == 1:
+        (value,) = args.values()
+        if isinstance(value, str):
+            return visible_whitespace(value)
+    return _compact_json(args)
+
+
+def display_tool_calls(lines: Iterable[TraceLine], title: str) -> Shown:
+    """A trace's tool calls as a table (one row per call) with a count line that adds up."""
+    rows = tool_call_rows(list(lines))
+    errors = sum(1 for row in rows if row.ended.startswith("error"))
+    ran = sum(1 for row in rows if row.ended.startswith("ran"))
+    counts = f"{len(rows)} tool calls: {errors} ended in an error, {ran} ran, {len(rows) - errors - ran} never ended"
+    headers = ("call", "tool", f"input ({WHITESPACE_KEY})", "handlers answered", "ended")
+    cells = [
+        (
+            escape(row.call_id),
+            escape(row.tool),
+            f'<code style="white-space:pre-wrap">{escape(row.given)}</code>',
+            escape("; ".join(row.answers) or "no handler"),
+            escape(row.ended),
+        )
+        for row in rows
+    ]
+    text = "\n".join(
+        [f"{title} — {counts}"]
+        + [f"  {r.call_id} {r.tool} {r.given} → {'; '.join(r.answers) or 'no handler'} → {r.ended}" for r in rows]
+    )
+    return Shown(text, html=f"<div><b>{escape(title)}</b> — {escape(counts)}{table_html(headers, cells)}</div>")
 
 
 def display_requests(lines: Iterable[TraceLine], title: str = "", **options: Any) -> Shown:
@@ -449,12 +572,16 @@ def display_tree(entries: Sequence[Mapping[str, Any]], leaf_id: str | None) -> S
 
 __all__ = [
     "LANES",
+    "LONG_TIMELINE",
+    "WHITESPACE_KEY",
     "RequestInputs",
+    "ToolCallRow",
     "ToolSpan",
     "TreeNode",
     "display_requests",
     "display_text",
     "display_timeline",
+    "display_tool_calls",
     "display_tree",
     "event_label",
     "lane_of",
@@ -462,8 +589,11 @@ __all__ = [
     "request_inputs",
     "request_inspector_html",
     "session_tree_html",
+    "text_width",
     "timeline_svg",
+    "tool_call_rows",
     "tool_spans",
     "tree_nodes",
     "visible_lines",
+    "visible_whitespace",
 ]

@@ -113,13 +113,48 @@ def playground_html(lines: Sequence[Mapping[str, Any]]) -> str:
     return views.timeline_svg(lines) + views.request_inspector_html(views.request_inputs(lines))
 
 
-class ScenarioPlayground:
-    """Edit a scenario's responses and handlers as JSON, rerun it on the stand-in, see the timeline."""
+#: What the playground's verdict says of itself: the run is the reader's edit, never the ledger's evidence.
+EDITED = "[edited scenario, not the ledger's experiment]"
 
-    def __init__(self, scenario: Mapping[str, Any], run: Runner | None = None) -> None:
+
+def claim_judge(claim_id: str, scenario: str, knobs: Mapping[str, Any] | None = None) -> Callable[[Sequence[Any]], Any]:
+    """The claim's own judge applied to one edited run, standing in for the ledger's scenario `scenario`."""
+    from pinb.chapters.experiments import ScenarioExperiment, judge
+    from pinb.chapters.registry import experiment_for
+
+    experiment = experiment_for(claim_id)
+    if not isinstance(experiment, ScenarioExperiment):
+        raise ValueError(f"{claim_id} is not checked by scenarios, so an edited scenario cannot be judged for it")
+    return lambda lines: judge(experiment, {scenario: list(lines)}, dict(knobs or {}))
+
+
+def verdict_line(claim_id: str, judged: Callable[[Sequence[Any]], Any], lines: Sequence[Any]) -> str:
+    """`<claim>: OBSERVED|CONTRADICTED on the edited run: <evidence> [edited …]`, or why it cannot be judged."""
+    try:
+        finding = judged(lines)
+    except Exception as exc:  # the edit removed what the claim's judge reads: it says nothing of the claim
+        why = f"{type(exc).__name__}: {exc}"
+        return f"{claim_id}: NOT EXERCISED by the edited run: its judge cannot read what it needs ({why}) {EDITED}"
+    verdict = "OBSERVED" if finding.holds else "CONTRADICTED"
+    return f"{claim_id}: {verdict} on the edited run: {finding.evidence} {EDITED}"
+
+
+class ScenarioPlayground:
+    """Edit a scenario's responses and handlers as JSON, rerun it on the stand-in, see the timeline, and (given the
+    claim it belongs to and that claim's judge, `claim_judge`) the claim's verdict on the edited run."""
+
+    def __init__(
+        self,
+        scenario: Mapping[str, Any],
+        run: Runner | None = None,
+        claim: str | None = None,
+        judge: Callable[[Sequence[Any]], Any] | None = None,
+    ) -> None:
         w = widgets_module()
         self.scenario = dict(scenario)
         self.run_fn = run or _standin_runner
+        self.claim, self.judge = claim, judge
+        self.verdict = ""
         self.responses = w.Textarea(value=json.dumps(self.scenario.get("responses", []), indent=1))
         self.extensions = w.Textarea(value=json.dumps(self.scenario.get("extensions", []), indent=1))
         for area in (self.responses, self.extensions):
@@ -153,18 +188,21 @@ class ScenarioPlayground:
             if inspect.isawaitable(result):
                 result = await result
         except Exception as exc:
-            self.lines = []
+            self.lines, self.verdict = [], ""
             self.status = f"{type(exc).__name__}: {exc}"
             self.changed()
             return []
         self.lines = list(result)
         self.status = f"{len(self.lines)} trace lines"
+        if self.claim is not None and self.judge is not None:
+            self.verdict = verdict_line(self.claim, self.judge, self.lines)
         self.changed()
         return self.lines
 
     def shown(self) -> Shown:
         status = f"<div>{escape(self.status)}</div>" if self.status else ""
-        return Shown(self.summary(), html=status + (playground_html(self.lines) if self.lines else ""))
+        verdict = f"<div><b>{escape(self.verdict)}</b></div>" if self.verdict and self.lines else ""
+        return Shown(self.summary(), html=status + verdict + (playground_html(self.lines) if self.lines else ""))
 
     def _schedule(self) -> None:
         self._task = asyncio.ensure_future(self.rerun())
@@ -172,7 +210,8 @@ class ScenarioPlayground:
     def summary(self) -> str:
         kinds = [str(line.get("type")) for line in views.visible_lines(self.lines) if line.get("source") != "model"]
         head = f"scenario playground: {self.status or 'not run yet'}"
-        return f"{head}; events: {', '.join(kinds[:40])}" if kinds else head
+        verdict = f"\n{self.verdict}" if self.verdict and self.lines else ""
+        return (f"{head}; events: {' → '.join(kinds[:40])}" if kinds else head) + verdict
 
 
 def _standin_runner(scenario: dict[str, Any]) -> Any:
@@ -233,12 +272,15 @@ def record(tool: Any) -> Any:
 
 
 __all__ = [
+    "EDITED",
     "Changed",
     "ScenarioPlayground",
     "TimelineExplorer",
     "apply_edits",
+    "claim_judge",
     "explorer_html",
     "filter_lines",
     "playground_html",
     "record",
+    "verdict_line",
 ]

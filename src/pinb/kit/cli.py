@@ -238,8 +238,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     result = verify(project, options)
     rows, failures = verify_table(result)
     _out(format_table(rows))
+    _out(verify_findings(project, result))
     if result.refreshed:
         _out("updated " + ", ".join(_shown(project, path) for path in result.refreshed))
+    _held_back(project, result.held_back)
     for line in failures:
         print(f"pinb: {line}", file=sys.stderr)
     for note in _text_notes(project.select(list(args.chapters))):
@@ -275,6 +277,23 @@ def _shown(project: Project, path: Path) -> str:
         return path.relative_to(project.root).as_posix()
     except ValueError:
         return str(path)
+
+
+def verify_findings(project: Project, result: VerifyResult) -> str:
+    """The findings of every backend for the chapters verified; the runs this verify made are labelled so."""
+    from pinb.kit.summary import findings, findings_text
+
+    runs = project.store.list().runs
+    live = {item.run.record.run_id for item in result.results if item.run is not None and not item.cached}
+    found = []
+    for item in result.results:
+        statuses = chapter_statuses(project, item.chapter, runs)
+        completed = [
+            r for r in runs if r.record.chapter == item.chapter.id and r.verified and r.record.status == "completed"
+        ]
+        latest = list({run.record.backend: run for run in completed}.values())  # runs are listed oldest first
+        found += findings(statuses, latest, live)
+    return findings_text(found)
 
 
 def verify_table(result: VerifyResult) -> tuple[list[ClaimStatus | tuple[str, str]], list[str]]:
@@ -563,9 +582,23 @@ def _refresh_ledger(project: Project) -> None:
     """After runs were removed: the ledger files the project keeps say what the remaining runs give."""
     from pinb.kit import ledger
 
-    changed = ledger.refresh(project)
+    weak = ledger.weaker(project)
+    changed = ledger.refresh(project, keep=weak)
     if changed:
         _out("updated " + ", ".join(_shown(project, path) for path in changed))
+    _held_back(project, ledger.held_back(project, weak))
+
+
+def _held_back(project: Project, held: dict[Path, str]) -> None:
+    """Say which ledger files were left as committed, and why (one line per reason)."""
+    by_reason: dict[str, list[str]] = {}
+    for path, why in held.items():
+        by_reason.setdefault(why, []).append(_shown(project, path))
+    for why, paths in by_reason.items():
+        _out(
+            f"not updated (they would be rendered without the chapter text): {', '.join(paths)}: {why}; "
+            "the runs are recorded, and `pinb report --all` with the book writes them"
+        )
 
 
 def cmd_runs_prune(args: argparse.Namespace) -> int:

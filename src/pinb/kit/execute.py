@@ -9,6 +9,7 @@ arrives on the way (`pinb.kit.stop`).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -33,7 +34,7 @@ from pinb.kit.engine import ENGINE_NAME, Progress
 from pinb.kit.environment import ipykernel_on_this_interpreter
 from pinb.kit.evidence import notebook_outcomes
 from pinb.kit.fingerprint import sha256_file
-from pinb.kit.notebook import check_parameters, inspect_notebook
+from pinb.kit.notebook import check_parameters, inspect_notebook, read_notebook
 from pinb.kit.record import (
     EXECUTED_NOTEBOOK,
     Artifact,
@@ -80,14 +81,14 @@ def execute_run(request: ExecutionRequest, store: RunStore) -> StoredRun:
     info = inspect_notebook(request.notebook)
     parameters = dict(request.parameters)
     check_parameters(request.notebook, info, parameters)
-    if info.sha256 != request.inputs.notebook_sha256:
+    if info.fingerprint != request.inputs.notebook_sha256:
         raise KitError(f"{request.notebook.name} changed while pinb was preparing its run; run verify again")
 
     stored: StoredRun | None = None
     stop = StopRequest()
     try:
         with stop_requests() as stop:
-            stored = _execute_and_record(request, store, info.sha256, info.parameter_names, parameters, stop)
+            stored = _execute_and_record(request, store, info.fingerprint, info.parameter_names, parameters, stop)
     finally:
         if stop and (stored is None or stored.record.status != "interrupted"):
             # the stop came after the notebook had finished (recorded as it was) or while the kit failed: it goes
@@ -342,7 +343,12 @@ def _artifacts(run_dir: Path) -> tuple[Artifact, ...]:
 
 
 def _write_source_copy(source: Path, output: Path) -> None:
-    output.write_bytes(source.read_bytes())
+    """The source notebook without the outputs a Jupyter session may have saved in it: they are no run's."""
+    nb = read_notebook(source)
+    for cell in nb["cells"]:
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            cell["outputs"], cell["execution_count"] = [], None
+    output.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def _first_line(text: str) -> str:

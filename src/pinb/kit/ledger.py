@@ -7,10 +7,15 @@ rewrites them after recording a run, `pinb report --all` on demand, and `pinb re
 says which committed ones differ from what the runs give.
 
 A project opts in by having a `reports/` folder, or a README with the markers below.
+
+Where a chapter's text is not available (a clone without the book beside it), its files would be rendered with its
+quotes and fingerprint unverified: `pinb verify` and `pinb runs rm`/`prune` then leave them as committed
+(`weaker`) and say so, rather than replace verified evidence with weaker; `pinb report --all` writes them on demand.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 from pinb.errors import KitError
@@ -60,11 +65,35 @@ def stale(project: Project) -> list[Path]:
     return [path for path, text in rendered(project).items() if _read(path) != text]
 
 
-def refresh(project: Project, *, force_reports: bool = False) -> list[Path]:
-    """Rewrite the ledger files that differ; return them."""
+def weaker(project: Project) -> dict[Path, str]:
+    """The ledger files that would be rendered from a chapter whose text is not available here, each with why:
+    its reports and snapshot, and the README's table when any chapter's text is missing."""
+    missing = {
+        chapter.id: getattr(chapter, "text_note", "") or "the chapter text is not available"
+        for chapter in project.chapters.values()
+        if not chapter.text_fingerprint
+    }
+    files: dict[Path, str] = {}
+    for chapter in project.chapters.values():
+        if chapter.id in missing:
+            why = missing[chapter.id]
+            files[project.root / REPORTS_DIR / f"{chapter.id}.md"] = why
+            files[project.root / REPORTS_DIR / f"{chapter.id}.json"] = why
+            snapshot = snapshot_path(project, chapter)
+            if snapshot is not None:
+                files[snapshot] = why
+    if missing:
+        reasons = set(missing.values())
+        shared = reasons.pop() if len(reasons) == 1 else None
+        files[project.root / README] = shared or "; ".join(f"{cid}: {why}" for cid, why in missing.items())
+    return files
+
+
+def refresh(project: Project, *, force_reports: bool = False, keep: Collection[Path] = ()) -> list[Path]:
+    """Rewrite the ledger files that differ, except those in `keep`; return them."""
     changed = []
     for path, text in rendered(project, force_reports=force_reports).items():
-        if _read(path) == text:
+        if path in keep or _read(path) == text:
             continue
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -73,6 +102,11 @@ def refresh(project: Project, *, force_reports: bool = False) -> list[Path]:
             raise KitError(f"cannot write {path}: {exc.strerror or exc}") from None
         changed.append(path)
     return changed
+
+
+def held_back(project: Project, weak: dict[Path, str]) -> dict[Path, str]:
+    """Of the `weaker` files, those the runs would now change (what `refresh(keep=weak)` left as committed)."""
+    return {path: weak[path] for path in stale(project) if path in weak}
 
 
 def _read(path: Path) -> str | None:

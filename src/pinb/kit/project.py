@@ -19,7 +19,8 @@ from pinb import __version__
 from pinb.backends import PI_MODELLED_VERSION, Backend
 from pinb.errors import KitError
 from pinb.kit.claims import Claim, validate_chapter_id
-from pinb.kit.fingerprint import code_fingerprint, sha256_file
+from pinb.kit.fingerprint import code_fingerprint
+from pinb.kit.notebook import notebook_fingerprint, read_notebook
 from pinb.kit.record import Inputs
 from pinb.kit.store import RunStore
 
@@ -132,10 +133,11 @@ def _declared(path: Path) -> tuple[str, ...]:
 
 
 def _notebook_hash(path: Path) -> str:
+    """The notebook's fingerprint (`pinb.kit.notebook`: sources only, so a saved Jupyter session changes nothing)."""
     info = path.stat()
     key = (path, info.st_mtime_ns, info.st_size)
     if key not in _HASHES:
-        _HASHES[key] = sha256_file(path)
+        _HASHES[key] = notebook_fingerprint(read_notebook(path))
     return _HASHES[key]
 
 

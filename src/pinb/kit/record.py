@@ -33,6 +33,8 @@ class NotebookRef(BaseModel):
 
     #: The source notebook, relative to the project root (POSIX separators).
     path: str
+    #: The notebook's fingerprint (`pinb.kit.notebook.notebook_fingerprint`: its cells' types, sources and tags),
+    #: not the file's bytes: outputs a Jupyter session saved into it do not change it.
     sha256: str
 
 
@@ -75,6 +77,7 @@ class Inputs(BaseModel):
 
     model_config = _FROZEN
 
+    #: The source notebook's fingerprint (see `NotebookRef.sha256`).
     notebook_sha256: str
     pinb_version: str
     text_fingerprint: str
@@ -110,7 +113,7 @@ class Inputs(BaseModel):
         if self.pinb_code != other.pinb_code:
             changes.append("pinb's code changed")
         if self.text_fingerprint != other.text_fingerprint:
-            changes.append("the chapter text changed")
+            changes.append(_text_change(self.text_fingerprint, other.text_fingerprint))
         if self.backend != other.backend:
             changes.append(f"backend {self.backend} → {other.backend}")
         if self.parameters != other.parameters:
@@ -181,3 +184,12 @@ class RunRecord(BaseModel):
             if item.claim_id == claim_id:
                 found = item
         return found
+
+
+def _text_change(before: str, now: str) -> str:
+    """An empty fingerprint means the chapter text was not available: not a change of the text."""
+    if not now:
+        return "the chapter text is not available here, so it could not be compared"
+    if not before:
+        return "that run had no chapter text to fingerprint"
+    return "the chapter text changed"

@@ -457,7 +457,7 @@ def _ledger_run(entry: LedgerRun, pi_current_version: str) -> list[str]:
         *([f"- Not counted: {entry.problem}"] if entry.problem else []),
         f"- Started {record.started_at}, finished {record.finished_at} (UTC)",
         f"- Backend: {record.backend}; parameters: `{_compact(record.parameters)}`",
-        f"- Notebook: `{record.notebook.path}` sha256 `{record.notebook.sha256}`",
+        f"- Notebook: `{record.notebook.path}` fingerprint `{record.notebook.sha256}` (its cells, outputs aside)",
         f"- Versions: Python {env.python} on {env.platform}; pinb {env.pinb}; papermill {env.papermill}; "
         f"nbclient {env.nbclient}; ipykernel {env.ipykernel}; pydantic {env.pydantic}; git {git}",
         "- pinb code digest (sha256 of the code the verdicts depend on): "

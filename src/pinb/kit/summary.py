@@ -6,9 +6,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 
 from pinb.kit.status import ClaimStatus
+from pinb.kit.store import StoredRun
 
 #: An OBSERVED check that leaves parts of its sentence uncovered is counted in its own column, not under OBSERVED.
 PARTIAL = "OBSERVED (partial)"
@@ -50,6 +52,61 @@ def summary_markdown(statuses: Sequence[ClaimStatus]) -> str:
     if findings:
         text += "\nFindings (the observation contradicts the book):\n\n" + "\n".join(findings) + "\n"
     return text
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One backend's run contradicting one claim, as the end of `pinb verify` lists it."""
+
+    claim_id: str
+    backend: str
+    run_id: str
+    evidence: str
+    #: "this run" (made by this verify), "recorded", or "recorded, on older inputs: …" (a stale run's).
+    label: str
+    #: The other backends' verdicts on the claim (`pi@1.0.3 OBSERVED (recorded)`).
+    others: tuple[str, ...] = ()
+
+
+def findings(statuses: Sequence[ClaimStatus], latest: Sequence[StoredRun], live: Collection[str] = ()) -> list[Finding]:
+    """Every backend's findings on the claims of `statuses`: each current verdict CONTRADICTED, then each
+    contradicted outcome of a backend's `latest` completed run where that backend has no current verdict (labelled
+    as on older inputs: a finding stands until a run on current inputs says otherwise)."""
+    found: list[Finding] = []
+    for status in statuses:
+
+        def label(run_id: str) -> str:
+            return "this run" if run_id in live else "recorded"
+
+        others = tuple(
+            f"{v.backend} {v.status} ({label(v.run_id)})" for v in status.backends if v.status != "CONTRADICTED"
+        )
+        found += [
+            Finding(status.claim_id, v.backend, v.run_id, v.evidence or v.reason, label(v.run_id), others)
+            for v in status.backends
+            if v.status == "CONTRADICTED"
+        ]
+        decided = {verdict.backend for verdict in status.backends}
+        for run in latest:
+            outcome = run.record.outcome(status.claim_id)
+            if run.record.backend in decided or outcome is None or outcome.outcome != "contradicted":
+                continue
+            older = "recorded, on older inputs"
+            found.append(
+                Finding(status.claim_id, run.record.backend, run.record.run_id, outcome.evidence, older, others)
+            )
+    return found
+
+
+def findings_text(found: Sequence[Finding]) -> str:
+    if not found:
+        return "Findings: no backend's run contradicts a claim of these chapters."
+    lines = [f"Findings on every backend ({len(found)}: the run contradicts the book):"]
+    for item in found:
+        also = f" [{', '.join(item.others)}]" if item.others else ""
+        where = f"{item.claim_id} on {item.backend} ({item.label}, run {item.run_id})"
+        lines.append(f"  {where}{also}: {_cell(item.evidence, 200)}")
+    return "\n".join(lines)
 
 
 def _column(status: str, uncovered: tuple[str, ...]) -> str:

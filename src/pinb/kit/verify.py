@@ -19,13 +19,13 @@ from pinb.backends import Backend
 from pinb.errors import KitError, PinbError
 from pinb.kit import environment
 from pinb.kit._imports import skip_unused_schema_extras
-from pinb.kit.notebook import check_parameters, inspect_notebook
+from pinb.kit.notebook import NotebookInfo, check_parameters, inspect_notebook
 from pinb.kit.project import ChapterLike, Project, default_parameters
 from pinb.kit.record import Inputs
 from pinb.kit.reproduction import verify_line
 from pinb.kit.status import ClaimStatus, chapter_statuses
 from pinb.kit.stop import ignore_stop_signals, stop_requests
-from pinb.kit.store import RunStore, StoredRun
+from pinb.kit.store import Listing, RunStore, StoredRun
 
 if TYPE_CHECKING:
     from pinb.kit.execute import ExecutionRequest
@@ -73,6 +73,24 @@ class VerifyResult:
     interrupted: bool = False
     #: Files the ledger refresh rewrote (`reports/…`, `README.md`).
     refreshed: list[Path] = field(default_factory=list)
+    #: Files the refresh left as committed, with why: rendered here they would be weaker (`ledger.weaker`).
+    held_back: dict[Path, str] = field(default_factory=dict)
+
+
+def _refuse_edited_session(
+    project: Project, chapter: ChapterLike, notebook: Path, info: NotebookInfo, listing: Listing
+) -> None:
+    """A notebook saved with outputs is a reader's session: harmless while its cells are a recorded run's, but an
+    edited one (a changed scenario, say) is not the chapter's notebook and is not recorded as its evidence."""
+    if not info.has_outputs:
+        return
+    recorded = {run.record.inputs.notebook_sha256 for run in listing.runs if run.record.chapter == chapter.id}
+    if recorded and info.fingerprint not in recorded:
+        where = notebook.relative_to(project.root).as_posix()
+        raise KitError(
+            f"{where} was saved with outputs and its cells differ from every recorded run's (edited in Jupyter?), "
+            f"so it is not recorded: restore it with `git checkout -- {where}`, or clear its outputs to record the edit"
+        )
 
 
 def plan(project: Project, options: VerifyOptions) -> tuple[list[ExecutionRequest], list[ChapterResult]]:
@@ -99,6 +117,7 @@ def plan(project: Project, options: VerifyOptions) -> tuple[list[ExecutionReques
         info = inspect_notebook(notebook)
         parameters = default_parameters(backend, info.parameter_names) | dict(options.parameters)
         check_parameters(notebook, info, parameters)
+        _refuse_edited_session(project, chapter, notebook, info, listing)
         inputs = project.current_inputs(chapter, backend, parameters).model_copy(update={"environment": here})
         completed = [
             run
@@ -167,7 +186,9 @@ def verify(project: Project, options: VerifyOptions) -> VerifyResult:
     if options.refresh_ledger and any(item.run is not None and not item.cached for item in results):
         from pinb.kit import ledger
 
-        outcome.refreshed = ledger.refresh(project)
+        weak = ledger.weaker(project)
+        outcome.refreshed = ledger.refresh(project, keep=weak)
+        outcome.held_back = ledger.held_back(project, weak)
     return outcome
 
 

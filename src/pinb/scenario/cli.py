@@ -16,7 +16,7 @@ from pinb.backends import PI_RELEASES
 from pinb.errors import ReferenceError_, UsageError
 from pinb.scenario.corpus import DEFAULT_PI_VERSION, corpus_dir
 from pinb.scenario.model import load_scenario
-from pinb.scenario.trace import dumps_jsonl, first_difference, loads_jsonl
+from pinb.scenario.trace import PROJECTIONS, dumps_jsonl, first_difference, loads_jsonl, project
 
 
 def add_commands(subparsers: Any) -> None:
@@ -35,8 +35,7 @@ def add_commands(subparsers: Any) -> None:
     diff = verbs.add_parser("diff", help="run on both backends; exit 1 with the first difference")
     diff.add_argument("file", type=Path)
     diff.add_argument("--pi-version", default=DEFAULT_PI_VERSION, metavar="V")
-    diff.add_argument("--loose", action="store_true", help="compare the loose projection")
-    diff.add_argument("--strict", action="store_true", help="compare every traced field (stricter than the contract)")
+    _projection_options(diff)
     _timeout_option(diff)
     trust_option(diff)
     diff.set_defaults(run=cmd_diff)
@@ -53,12 +52,20 @@ def add_commands(subparsers: Any) -> None:
         "installed Pi now (one warm Node worker per job)",
     )
     conform.add_argument("--jobs", type=int, default=1, metavar="N", help="Node workers at once (--backend pi)")
-    conform.add_argument("--loose", action="store_true", help="compare the loose projection")
-    conform.add_argument("--strict", action="store_true", help="compare every traced field")
+    _projection_options(conform)
     conform.add_argument("--corpus", type=Path, help="scenarios folder (default: the repository's scenarios/)")
     _timeout_option(conform)
     trust_option(conform)
     conform.set_defaults(run=cmd_conform)
+    schema = verbs.add_parser(
+        "schema", help="print the scenario format's JSON Schema, generated from the models (or --write/--check it)"
+    )
+    what = schema.add_mutually_exclusive_group()
+    what.add_argument(
+        "--write", action="store_true", help="rewrite the committed src/pinb/scenario/scenario.schema.json"
+    )
+    what.add_argument("--check", action="store_true", help="exit 1 when the committed schema differs from the models")
+    schema.set_defaults(run=cmd_schema)
     scenario.set_defaults(run=_help(scenario))
 
     reference = subparsers.add_parser("reference", help="the real-Pi reference packages and recorded traces")
@@ -120,6 +127,28 @@ def _timeout_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _projection_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--projection",
+        choices=PROJECTIONS,
+        default=None,
+        help="what to compare (default full: every field of every line but seq and the meta line, stream lines "
+        "included and in order, durations and temporary paths normalised; strict: the same without stream lines; "
+        "contract: the contract's conformance projection; loose: the contract's loose projection)",
+    )
+    group.add_argument("--loose", action="store_true", help="same as --projection contract (the older default)")
+    group.add_argument("--strict", action="store_true", help="same as --projection strict")
+
+
+def _projection(args: argparse.Namespace) -> str:
+    if args.loose:
+        return "contract"
+    if args.strict:
+        return "strict"
+    return str(args.projection or "full")
+
+
 def _timeouts(args: argparse.Namespace) -> dict[str, float]:
     """``{"timeout": S}`` when ``--timeout`` was given (checked: finite and positive), else ``{}``."""
     if getattr(args, "timeout", None) is None:
@@ -135,6 +164,22 @@ def _help(parser: argparse.ArgumentParser) -> Any:
         return 2
 
     return show
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from pinb.scenario.schema import SCHEMA_PATH, is_current, schema_text
+
+    if args.check:
+        if is_current():
+            return 0
+        print(f"{SCHEMA_PATH.name} is stale: run `pinb scenario schema --write`", file=sys.stderr)
+        return 1
+    if args.write:
+        SCHEMA_PATH.write_text(schema_text(), encoding="utf-8")
+        print(f"wrote {SCHEMA_PATH}", file=sys.stderr)
+        return 0
+    sys.stdout.write(schema_text())
+    return 0
 
 
 # --- helpers -----------------------------------------------------------------------------------------------------
@@ -167,11 +212,6 @@ def run_standin_lines(path: Path, **timeout: float) -> list[dict[str, Any]]:
 def run_pi_lines(path: Path, version: str, **timeout: float) -> list[dict[str, Any]]:
     load_scenario(path)  # a bad scenario is reported here, not as a Node error
     return loads_jsonl(_reference().run_on_pi(path, check_version(version), **timeout))
-
-
-def _one_projection(args: argparse.Namespace) -> None:
-    if args.loose and args.strict:
-        raise UsageError("choose --loose or --strict, not both")
 
 
 def _require_recorded(folder: Path, version: str) -> None:
@@ -227,17 +267,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    _one_projection(args)
     check_version(args.pi_version)
     timeout = _timeouts(args)
     standin = run_standin_lines(args.file, **timeout)
     pi = run_pi_lines(args.file, args.pi_version, **timeout)
-    diff = first_difference(
-        standin, pi, loose=args.loose, strict=args.strict, names=("standin", f"pi@{args.pi_version}")
-    )
+    projection = _projection(args)
+    diff = first_difference(standin, pi, projection=projection, names=("standin", f"pi@{args.pi_version}"))
     if diff is None:
-        print(f"conforms: {len([1 for line in standin if line.get('source') in ('agent', 'session', 'ext', 'model')])}"
-              f" compared lines agree")  # fmt: skip
+        print(f"conforms: {len(project(standin, projection=projection))} compared lines agree ({projection})")
         return 0
     print(diff.render())
     return 1
@@ -246,7 +283,6 @@ def cmd_diff(args: argparse.Namespace) -> int:
 def cmd_conform(args: argparse.Namespace) -> int:
     from pinb.scenario.conformance import compare_corpus, render_table
 
-    _one_projection(args)
     folder = args.corpus or corpus_dir()
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
@@ -256,8 +292,8 @@ def cmd_conform(args: argparse.Namespace) -> int:
     else:
         _require_recorded(folder, args.pi_version)
     results = compare_corpus(
-        args.pi_version, folder=folder, loose=args.loose, strict=args.strict, live=args.backend == "pi",
-        jobs=args.jobs, **_timeouts(args),
+        args.pi_version, folder=folder, projection=_projection(args), live=args.backend == "pi", jobs=args.jobs,
+        **_timeouts(args),
     )  # fmt: skip
     label = args.pi_version if args.backend == "recorded" else f"{args.pi_version} (live)"
     print(render_table(results, label))

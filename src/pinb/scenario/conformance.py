@@ -17,6 +17,7 @@ def compare_one(
     folder: Path | None = None,
     loose: bool = False,
     strict: bool = False,
+    projection: str | None = None,
     timeout: float | None = None,
     live: bool = False,
     path: Path | None = None,
@@ -42,7 +43,9 @@ def compare_one(
         standin = run_on_standin(scenario) if timeout is None else run_on_standin(scenario, timeout=timeout)
     except PinbError as exc:
         return Comparison(scenario.id, scenario.layer, "error", str(exc))
-    diff = first_difference(standin, recorded, loose=loose, strict=strict, names=("standin", f"pi@{version}"))
+    diff = first_difference(
+        standin, recorded, loose=loose, strict=strict, projection=projection, names=("standin", f"pi@{version}")
+    )
     if diff is None:
         return Comparison(scenario.id, scenario.layer, "conforms")
     known = known_differences(version, folder)
@@ -68,6 +71,7 @@ def compare_corpus(
     folder: Path | None = None,
     loose: bool = False,
     strict: bool = False,
+    projection: str | None = None,
     timeout: float | None = None,
     live: bool = False,
     jobs: int = 1,
@@ -78,7 +82,15 @@ def compare_corpus(
     def one(item: tuple[Path, Scenario]) -> Comparison:
         path, scenario = item
         return compare_one(
-            scenario, version, folder=folder, loose=loose, strict=strict, timeout=timeout, live=live, path=path
+            scenario,
+            version,
+            folder=folder,
+            loose=loose,
+            strict=strict,
+            projection=projection,
+            timeout=timeout,
+            live=live,
+            path=path,
         )
 
     corpus = load_corpus(folder)

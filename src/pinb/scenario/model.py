@@ -1,4 +1,4 @@
-"""Scenario models: exactly the contract of ``scenario.schema.json`` (design.md §2, scenario-format.md).
+"""Scenario models: the scenario format (docs/scenario-format.md); they generate its JSON Schema.
 
 Field names on disk are the contract's (camelCase where Pi's JSON has it, snake_case elsewhere); Python attributes
 are snake_case and validate only from the on-disk names, so a document the schema rejects is rejected here too.
@@ -80,6 +80,19 @@ Int = Annotated[int, BeforeValidator(_integral)]
 JsonObject = dict[str, Any]
 
 
+def _schema_extra(properties: dict[str, Any] | None = None, **rules: Any) -> Any:
+    """A ``json_schema_extra`` that refines the generated schema: each of ``properties`` is merged into the property
+    of that name, each of ``rules`` is set on the object's schema (the rules pydantic cannot derive, so that the
+    committed JSON Schema rejects what the model's validators reject)."""
+
+    def refine(schema: dict[str, Any]) -> None:
+        for name, extra in (properties or {}).items():
+            schema["properties"][name].update(extra)
+        schema.update(rules)
+
+    return refine
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
@@ -155,6 +168,8 @@ DEFAULT_PARAMETERS: dict[str, JsonObject] = {
 
 class Tool(_Model):
     """One tool the model can call."""
+
+    model_config = ConfigDict(json_schema_extra=_schema_extra({"name": {"pattern": "^[A-Za-z0-9_-]{1,64}$"}}))
 
     name: str
     description: str | None = None
@@ -244,6 +259,12 @@ class MutateInputAction(_Model):
 
 class _ResultPatch(_Model):
     """The fields a result patch may give (``text``, ``isError``, ``details``); at least one must be given."""
+
+    model_config = ConfigDict(
+        json_schema_extra=_schema_extra(
+            anyOf=[{"required": ["text"]}, {"required": ["isError"]}, {"required": ["details"]}]
+        )
+    )
 
     kind: str
     text: str | None = None
@@ -370,6 +391,17 @@ class SetActiveToolsAction(_Model):
     at: Annotated[Int, Field(ge=1)] = 1
 
 
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+
+
+class SetThinkingLevelAction(_Model):
+    """On its ``at``-th invocation calls ``pi.setThinkingLevel(level)`` (Pi clamps it); returns nothing."""
+
+    kind: Literal["set_thinking_level"]
+    level: ThinkingLevel
+    at: Annotated[Int, Field(ge=1)] = 1
+
+
 class DropMessagesAction(_Model):
     """Returns ``{messages}``: the event's messages without those whose text is ``text``."""
 
@@ -396,6 +428,7 @@ Action = Annotated[
     | SupplySummaryAction
     | AppendSystemPromptAction
     | SetActiveToolsAction
+    | SetThinkingLevelAction
     | DropMessagesAction,
     Field(discriminator="kind"),
 ]
@@ -418,8 +451,20 @@ ACTION_EVENTS: dict[str, tuple[str, ...]] = {
 }
 
 
+def _action_event_rules(schema: dict[str, Any]) -> None:
+    schema["allOf"] = [
+        {
+            "if": {"properties": {"action": {"properties": {"kind": {"const": kind}}, "required": ["kind"]}}},
+            "then": {"properties": {"event": {"enum": list(events)}}},
+        }
+        for kind, events in ACTION_EVENTS.items()
+    ]
+
+
 class Handler(_Model):
     """One ``pi.on(event, …)`` registration."""
+
+    model_config = ConfigDict(json_schema_extra=_action_event_rules)
 
     event: HandlerEvent
     label: Annotated[str, Field(min_length=1)] | None = None
@@ -449,6 +494,18 @@ class UI(_Model):
 
 class Trigger(_Model):
     """``when`` = ``"<event type>#<n>"``; ``steer``/``follow_up`` need ``text``."""
+
+    model_config = ConfigDict(
+        json_schema_extra=_schema_extra(
+            {"when": {"pattern": "^[a-z_]+#[1-9][0-9]*$"}},
+            allOf=[
+                {
+                    "if": {"properties": {"do": {"enum": ["steer", "follow_up"]}}, "required": ["do"]},
+                    "then": {"required": ["text"], "properties": {"text": {"type": "string"}}},
+                }
+            ],
+        )
+    )
 
     when: str
     do: Literal["steer", "follow_up", "abort"]
@@ -509,7 +566,7 @@ class ModelSpec(_Model):
     max_tokens: Annotated[Int, Field(ge=1)] | None = None
     id: Annotated[str, Field(min_length=1)] | None = None
     reasoning: bool | None = None
-    thinking_level: Literal["off", "minimal", "low", "medium", "high", "xhigh"] | None = None
+    thinking_level: ThinkingLevel | None = None
 
 
 # --- agent-core hooks (pinb's extension of the contract; scenarios/README.md) ------------------------------------
@@ -574,16 +631,34 @@ def _relative_path(path: str, what: str) -> str:
     return path
 
 
+_PATH_SCHEMA = {"pattern": "^[^/\\\\\\u0000]+(/[^/\\\\\\u0000]+)*$", "not": {"pattern": "(^|/)\\.\\.?(/|$)"}}
+
+
 class Project(_Model):
     """A project folder the runner lays out in a fresh temporary directory: on layer app the session's project, on
     layer agent only the run's working directory."""
 
+    model_config = ConfigDict(
+        json_schema_extra=_schema_extra(
+            {
+                "files": {"propertyNames": _PATH_SCHEMA},
+                "agent_files": {"propertyNames": _PATH_SCHEMA},
+                "cwd": {"anyOf": [{"type": "string", **_PATH_SCHEMA}, {"type": "null"}]},
+            }
+        )
+    )
+
     files: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
     trust: Literal["trusted", "untrusted", "ask"] = "trusted"
+    agent_files: dict[str, str] = Field(default_factory=dict)
+    """Layer app: files laid out in the user's agent directory (``<home>/.pi/agent``): a global ``AGENTS.md``,
+    ``SYSTEM.md``, ``APPEND_SYSTEM.md``, ``skills/<name>/SKILL.md``, ``prompts/<name>.md``."""
 
     @model_validator(mode="after")
     def _paths(self) -> Project:
+        for path in self.agent_files:
+            _relative_path(path, "agent file")
         for path in self.files:
             _relative_path(path, "project file")
         if self.cwd is not None:
@@ -632,6 +707,13 @@ class CompactStep(_Model):
     instructions: str | None = None
 
 
+class SetThinkingLevelStep(_Model):
+    """``session.setThinkingLevel(level)`` between prompts (Pi clamps it to what the model supports)."""
+
+    do: Literal["set_thinking_level"]
+    level: ThinkingLevel
+
+
 class SnapshotStep(_Model):
     """Writes one ``tree`` line: every entry, the leaf and the active branch."""
 
@@ -645,7 +727,14 @@ class ShutdownStep(_Model):
 
 
 Step = Annotated[
-    PromptStep | BranchStep | NavigateStep | LabelStep | CompactStep | SnapshotStep | ShutdownStep,
+    PromptStep
+    | BranchStep
+    | NavigateStep
+    | LabelStep
+    | CompactStep
+    | SetThinkingLevelStep
+    | SnapshotStep
+    | ShutdownStep,
     Field(discriminator="do"),
 ]
 
@@ -659,10 +748,58 @@ class Observe(_Model):
 # --- the scenario --------------------------------------------------------------------------------------------------
 
 
+def _layer_rules() -> list[dict[str, Any]]:
+    """The layer rules of ``Scenario._check`` as JSON Schema conditions (the committed schema states them too)."""
+
+    def needs(layer: str, what: str, present: dict[str, Any]) -> dict[str, Any]:
+        other = "agent" if layer == "app" else "app"
+        return {
+            "description": f"{what} need layer {layer}.",
+            "if": {"properties": {"layer": {"const": other}}, "required": ["layer"]},
+            "then": {"not": present},
+        }
+
+    return [
+        needs("app", "extensions", {"properties": {"extensions": {"minItems": 1}}, "required": ["extensions"]}),
+        needs("agent", "hooks", {"properties": {"hooks": {"type": "object"}}, "required": ["hooks"]}),
+        needs("app", "steps and model", {"anyOf": [{"required": ["steps"]}, {"required": ["model"]}]}),
+        needs(
+            "app",
+            "settings.compaction and settings.retry",
+            {
+                "properties": {
+                    "settings": {
+                        "type": "object",
+                        "anyOf": [
+                            {"properties": {name: {"type": "object"}}, "required": [name]}
+                            for name in ("compaction", "retry")
+                        ],
+                    }
+                },
+                "required": ["settings"],
+            },
+        ),
+        *(
+            needs(
+                "app",
+                f"project.{name}",
+                {"properties": {"project": {"type": "object", "required": [name]}}, "required": ["project"]},
+            )
+            for name in ("trust", "agent_files")
+        ),
+    ]
+
+
 class Scenario(_Model):
     """One declarative experiment that runs unchanged on the stand-in and on real Pi."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, protected_namespaces=())
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        strict=True,
+        protected_namespaces=(),
+        json_schema_extra=_schema_extra({"id": {"pattern": "^[a-z0-9][a-z0-9._-]*$"}}, allOf=_layer_rules()),
+    )
 
     id: str
     description: str | None = None
@@ -699,8 +836,10 @@ class Scenario(_Model):
             for name in app_only:
                 if name in self.model_fields_set:
                     raise ValueError(f"{name} needs layer app")
-            if self.project is not None and "trust" in self.project.model_fields_set:
-                raise ValueError("project.trust needs layer app")
+            if self.project is not None:
+                for name in ("trust", "agent_files"):
+                    if name in self.project.model_fields_set:
+                        raise ValueError(f"project.{name} needs layer app")
         shutdowns = [i for i, step in enumerate(self.steps) if isinstance(step, ShutdownStep)]
         if shutdowns and shutdowns[0] != len(self.steps) - 1:
             raise ValueError("a shutdown step must be the last step")

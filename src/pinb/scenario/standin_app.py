@@ -40,6 +40,7 @@ from pinb.scenario.model import (
     ReturnValueAction,
     Scenario,
     SetActiveToolsAction,
+    SetThinkingLevelAction,
     SleepAction,
     SupplySummaryAction,
     ThrowAction,
@@ -179,6 +180,7 @@ def make_action(action: Any, unsubscribers: dict[str, Callable[[], Any]], state:
             | SupplySummaryAction()
             | AppendSystemPromptAction()
             | SetActiveToolsAction()
+            | SetThinkingLevelAction()
             | DropMessagesAction()
         ):
             return _app_action(action, state, pi)
@@ -242,6 +244,14 @@ def _app_action(action: Any, state: _HandlerState, pi: Any) -> Act:
                 return None
 
             return set_active
+        case SetThinkingLevelAction():
+
+            def set_level(_event: Any, _ctx: Any) -> Any:
+                if state.invocations == action.at:
+                    pi.set_thinking_level(action.level)
+                return None
+
+            return set_level
         case DropMessagesAction():
 
             def drop(event: Any, _ctx: Any) -> Any:

@@ -25,6 +25,7 @@ from pinb.scenario.model import (
     Project,
     PromptStep,
     Scenario,
+    SetThinkingLevelStep,
     ShutdownStep,
     SnapshotStep,
     Step,
@@ -65,6 +66,8 @@ def project_cwd(project: Project | None) -> str:
 
 def workspace(project: Project, trusted: bool) -> Workspace:
     files = {posixpath.join(project_root(), path): text for path, text in project.files.items()}
+    agent_dir = posixpath.join(HOME, CONFIG_DIR_NAME, "agent")
+    files.update({posixpath.join(agent_dir, path): text for path, text in project.agent_files.items()})
     return Workspace(fs=VirtualFS(files), cwd=project_cwd(project), home=HOME, trusted=trusted)
 
 
@@ -186,7 +189,7 @@ def _js_quote(text: str) -> str:
 
 def step_fields(step: Step) -> dict[str, Any]:
     data = step.to_json_dict()
-    return {key: data.get(key) for key in ("do", "text", "target", "label", "instructions")}
+    return {key: data.get(key) for key in ("do", "text", "target", "label", "instructions", "level")}
 
 
 def compaction_settings(scenario: Scenario) -> Any:
@@ -217,6 +220,9 @@ async def run_step(step: Step, session: Any, writer: TraceWriter, scenario: Scen
             result = await session.compact(step.instructions, settings=compaction_settings(scenario))
             first_kept = result.first_kept_entry_id
             return lambda labels: {"summary": result.summary, "firstKeptEntryId": labels.entry(first_kept)}  # type: ignore[return-value]
+        case SetThinkingLevelStep():
+            session.set_thinking_level(step.level)
+            return {"thinkingLevel": session.agent.state.thinking_level}
         case SnapshotStep():
             snapshot_line(writer, manager)
         case ShutdownStep():

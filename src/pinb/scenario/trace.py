@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from pinb.ai.transcript import MessageView
 
 __all__ = [
+    "PROJECTIONS",
     "STREAM_TYPES",
     "Diff",
     "Labels",
@@ -312,6 +313,10 @@ def event_fields(event: Mapping[str, Any], labels: Labels, *, ext: bool) -> dict
                 ("oldLeafId", labels.entry(get("oldLeafId"))),
                 ("fromExtension", get("fromExtension")),
             ]
+        case "thinking_level_changed":
+            pairs = [("level", get("level"))]
+        case "thinking_level_select":
+            pairs = [("level", get("level")), ("previousLevel", get("previousLevel"))]
         case _:
             pairs = []
     return _defined(pairs)
@@ -544,10 +549,36 @@ def loads_jsonl(text: str) -> list[dict[str, Any]]:
 # --- conformance -----------------------------------------------------------------------------------------------------
 
 
-def _project_line(line: Mapping[str, Any], loose: bool, strict: bool = False) -> dict[str, Any]:
-    if strict:
-        return {key: value for key, value in line.items() if key != "seq"}
-    if loose:
+#: The comparisons, strictest first. ``full`` (the default of ``pinb scenario diff`` and ``conform``): every field of
+#: every line but ``seq``, the ``meta`` line aside, stream lines included and in order, volatile values normalised.
+#: ``strict``: the same without stream lines. ``contract``: the contract's conformance projection (``--loose``).
+#: ``loose``: the contract's loose projection.
+PROJECTIONS = ("full", "strict", "contract", "loose")
+#: Keys whose values depend on the clock, dropped wherever they appear (no writer emits them today; a line that ever
+#: carries one still compares on everything else).
+VOLATILE_KEYS = frozenset({"durationMs", "elapsedMs", "timestamp", "startedAt", "endedAt"})
+#: A temporary folder's absolute path inside a string; compared as ``<tmp>`` (the writers already write Pi's home
+#: and package folders as ``<home>`` and ``<pi>``).
+_TEMP_PATH = re.compile(r"(?:/private)?(?:/tmp|/var/folders|/var/tmp)/[^\s\"'`:,)\]}]*")
+
+
+def normalise_volatile(value: Any) -> Any:
+    """``value`` with ``VOLATILE_KEYS`` dropped at any depth and temporary paths in strings written ``<tmp>``."""
+    if isinstance(value, str):
+        return _TEMP_PATH.sub("<tmp>", value)
+    if isinstance(value, Mapping):
+        return {key: normalise_volatile(item) for key, item in value.items() if key not in VOLATILE_KEYS}
+    if isinstance(value, list):
+        return [normalise_volatile(item) for item in value]
+    return value
+
+
+def _project_line(line: Mapping[str, Any], projection: str) -> dict[str, Any]:
+    if projection in ("full", "strict"):
+        return {
+            key: normalise_volatile(value) for key, value in line.items() if key != "seq" and key not in VOLATILE_KEYS
+        }
+    if projection == "loose":
         return {key: line[key] for key in LOOSE_KEYS if key in line}
     out: dict[str, Any] = {}
     for key in PROJECTED_KEYS:
@@ -572,28 +603,49 @@ class Projected:
     line: dict[str, Any]
 
 
-def _kept(line: Mapping[str, Any], strict: bool) -> bool:
+def _kept(line: Mapping[str, Any], projection: str) -> bool:
+    if projection == "full":
+        return line.get("source") != "meta"
     if line.get("stream"):
         return False
-    return line.get("source") != "meta" if strict else line.get("source") in COMPARED_SOURCES
+    return line.get("source") != "meta" if projection == "strict" else line.get("source") in COMPARED_SOURCES
+
+
+def choose_projection(projection: str | None = None, *, loose: bool = False, strict: bool = False) -> str:
+    """The projection named by ``projection`` or by the older flags (``loose``: the contract's loose projection,
+    ``strict``: every field without stream lines); none of them: ``contract``."""
+    if loose and strict:
+        raise ValueError("a projection is loose or strict, not both")
+    named = "loose" if loose else "strict" if strict else None
+    if projection is not None and named is not None and projection != named:
+        raise ValueError(f"projection {projection!r} contradicts {'loose' if loose else 'strict'}=True")
+    chosen = projection or named or "contract"
+    if chosen not in PROJECTIONS:
+        raise ValueError(f"unknown projection {chosen!r}: one of {', '.join(PROJECTIONS)}")
+    return chosen
 
 
 def project_with_seq(
-    lines: Iterable[Mapping[str, Any]], loose: bool = False, *, strict: bool = False
+    lines: Iterable[Mapping[str, Any]],
+    loose: bool = False,
+    *,
+    strict: bool = False,
+    projection: str | None = None,
 ) -> list[Projected]:
-    if loose and strict:
-        raise ValueError("a projection is loose or strict, not both")
-    return [Projected(line.get("seq"), _project_line(line, loose, strict)) for line in lines if _kept(line, strict)]
+    chosen = choose_projection(projection, loose=loose, strict=strict)
+    return [Projected(line.get("seq"), _project_line(line, chosen)) for line in lines if _kept(line, chosen)]
 
 
-def project(lines: Iterable[Mapping[str, Any]], loose: bool = False, *, strict: bool = False) -> list[dict[str, Any]]:
-    """The conformance projection of a trace (scenario-format.md "Conformance").
+def project(
+    lines: Iterable[Mapping[str, Any]], loose: bool = False, *, strict: bool = False, projection: str | None = None
+) -> list[dict[str, Any]]:
+    """A comparison projection of a trace (docs/scenario-format.md, "Comparing traces").
 
-    ``loose``: the contract's loose projection. ``strict`` (pinb's addition, stricter than the contract): every
-    field of every line except ``seq``, the ``meta`` line and stream lines, so what the model received, handler
-    inputs and results, tool details and the driver's lines must agree too.
+    Without arguments the contract's conformance projection; ``loose``: the contract's loose projection; ``strict``:
+    every field of every line except ``seq``, the ``meta`` line and stream lines; ``projection="full"``: the same with
+    stream lines, in order.
     """
-    return [p.line for p in project_with_seq(lines, loose, strict=strict)]
+    return [p.line for p in project_with_seq(lines, loose, strict=strict, projection=projection)]
 
 
 @dataclass(frozen=True)
@@ -620,11 +672,13 @@ def first_difference(
     *,
     loose: bool = False,
     strict: bool = False,
+    projection: str | None = None,
     names: tuple[str, str] = ("a", "b"),
     context: int = 3,
 ) -> Diff | None:
-    """The first differing projected line of two traces, or ``None`` when they conform."""
-    left, right = project_with_seq(a, loose, strict=strict), project_with_seq(b, loose, strict=strict)
+    """The first differing projected line of two traces, or ``None`` when they conform (see :func:`project`)."""
+    left = project_with_seq(a, loose, strict=strict, projection=projection)
+    right = project_with_seq(b, loose, strict=strict, projection=projection)
     for index in range(max(len(left), len(right))):
         lhs = left[index] if index < len(left) else None
         rhs = right[index] if index < len(right) else None

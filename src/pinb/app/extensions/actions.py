@@ -10,7 +10,9 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
+from pinb.agent.eager import run_eagerly
 from pinb.ai import CustomMessage, PiRecord
+from pinb.ai.thinking import clamp_thinking_level
 from pinb.app.extensions import events as ev
 from pinb.app.extensions import results as rs
 from pinb.app.extensions.context import ExtensionErrorRecord
@@ -127,12 +129,18 @@ class ExtensionActionsMixin:
 
     def set_thinking_level(self, level: str) -> None:
         """Set the thinking level; a change is recorded and announced (``thinking_level_select`` to extensions)."""
+        # Pi clamps the level to what the model supports (pi-ai's clampThinkingLevel).
+        level = clamp_thinking_level(self.agent.state.model, level)
         previous = self.agent.state.thinking_level
         self.agent.state.thinking_level = level
         if level != previous:
             self.session_manager.append_thinking_level_change(level)
             self._emit(ThinkingLevelChangedEvent(level=level))
-            self._spawn(self.extension_runner.emit(ev.ThinkingLevelSelectEvent(level=level, previous_level=previous)))
+            # `void this._extensionRunner.emit(...)`: the handlers start at once, up to their first await.
+            selected = ev.ThinkingLevelSelectEvent(level=level, previous_level=previous)
+            pending = run_eagerly(self.extension_runner.emit(selected))
+            if not pending.done():
+                self._spawn(pending)
 
     def set_session_name(self, name: str) -> None:
         """Name the session (a ``session_info`` entry) and announce it to listeners and extensions."""

@@ -263,6 +263,9 @@ class ExtensionRunner:
         for ext, handler in self._snapshot(event_type):
             try:
                 value = await call_handler(handler, event, ctx)
+                # JavaScript's `await handler(...)` always yields, even to a value: dispatches started together
+                # (a tool's synchronous progress updates) interleave handler by handler, as in Pi.
+                await asyncio.sleep(0)
                 if event_type in SESSION_BEFORE_EVENTS and value:
                     result = coerce_result(value, _SESSION_BEFORE_RESULTS[event_type], event_type)
                     if result.cancel:

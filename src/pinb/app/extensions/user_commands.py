@@ -196,7 +196,16 @@ class UserCommandsMixin:
             supplied.usage,
         )
         self._refresh_finalized_context()
-        entry = self.session_manager.get_entry(entry_id)
+        # Pi looks the entry up by its summary text (``newEntries.find``): with two compactions of the same text the
+        # event carries the first of them, not the one just appended.
+        entry = next(
+            (
+                found
+                for found in self.session_manager.get_entries()
+                if found.type == "compaction" and found.summary == supplied.summary
+            ),
+            self.session_manager.get_entry(entry_id),
+        )
         await self.extension_runner.emit(
             ev.SessionCompactEvent(
                 compaction_entry=entry, from_extension=from_extension, reason=reason, will_retry=will_retry

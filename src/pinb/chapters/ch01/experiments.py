@@ -751,7 +751,8 @@ JUDGED.update({name: PackageExperiment(judge, packages.load_facts) for name, jud
 
 def _experiments() -> dict[str, Any]:
     """Every claim's experiment: its property (package claims with the facts loader), and the book's program as
-    the framework runs it on the pi backend (its property form is `props_packages.PROGRAM_PROPERTIES`)."""
+    the framework runs it on the pi backend (its property form is `props_packages.PROGRAM_PROPERTIES`; the
+    stand-in port's is `props_loop.THREE_LINES_PORT`)."""
     from pinb.chapters.ch01.properties import FACT_PROPERTIES, PROGRAM_PROPERTIES, SCENARIO_PROPERTIES
 
     found: dict[str, Any] = {name: PropertyExperiment(prop) for name, prop in SCENARIO_PROPERTIES.items()}

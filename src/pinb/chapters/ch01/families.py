@@ -89,16 +89,10 @@ def loop_scenario(
     return scenario
 
 
-def one(name: str, scenario: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, dict[str, Any]]]:
-    """A witness of one scenario, keyed `name`."""
-    return scenario.map(lambda s: {name: s})
-
-
 # --- projects and their context files ----------------------------------------------------------------------------
 
 FOLDERS = ("", "app", "elsewhere")
 """The project root, the working directory (app/, below the root) and a sibling folder of it."""
-CONTEXT_NAMES = ("AGENTS.md", "CLAUDE.md")
 
 
 @st.composite
@@ -129,13 +123,11 @@ def project(id_: str, files: dict[str, str], **fields: Any) -> dict[str, Any]:
 
 
 __all__ = [
-    "CONTEXT_NAMES",
     "FOLDERS",
     "LOOKUP_TOOL",
     "WORDS",
     "context_files",
     "loop_scenario",
-    "one",
     "phrase",
     "project",
     "run_script",

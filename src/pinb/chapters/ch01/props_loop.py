@@ -307,18 +307,25 @@ def _is_program(w: Witness) -> Premise:
     return Premise(False, f"not the chapter's program's shape ({shape(scenario)})")
 
 
-def _printed_expected(w: Witness) -> list[str]:
+#: What printed the lines: on the stand-in, never the book's program itself (the evidence says so).
+PORT_PRINTED = (
+    "printed by the stand-in's port of the program (not the book's TypeScript program, which the pi backend runs)"
+)
+
+
+def _printed_expected(w: Witness) -> dict[str, list[str]]:
     """The book's lines, with the count of this witness's sentence in the tool line (the book counts four)."""
     import json
 
     _, scenario = only(w)
     name, args = all_turns(scenario)[0].calls[0]
     details = json.dumps(tool_details(scenario, name, args), separators=(",", ":"))
-    return [line if not line.startswith("tool:") else f"tool: {name} {details}" for line in ex.printed_output()]
+    book = ex.printed_output()
+    return {PORT_PRINTED: [line if not line.startswith("tool:") else f"tool: {name} {details}" for line in book]}
 
 
-def _printed_observed(w: Witness) -> list[str]:
-    return ex.example_lines(w.traces[only(w)[0]])
+def _printed_observed(w: Witness) -> dict[str, list[str]]:
+    return {PORT_PRINTED: ex.example_lines(w.traces[only(w)[0]])}
 
 
 @st.composite

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from pinb.chapters.ch01 import packages as pk
-from pinb.chapters.ch01.experiments import MIN_NODE, TS_REFUSED, _node_at_least, example_lines  # noqa: F401
+from pinb.chapters.ch01.experiments import MIN_NODE, TS_REFUSED, _node_at_least
 from pinb.chapters.ch01.program import NAME, printed_output
 from pinb.chapters.properties import Premise, Property, Witness
 

@@ -45,7 +45,11 @@ EXTRA_CELLS: list[tuple[str, str]] = [
         "shape = await run.run(scenarios.run_shape())\n"
         "explorer = widgets.record(widgets.TimelineExplorer(shape))",
     ),
-    ("markdown", "Edit the guard scenario's script or handlers and rerun it on the stand-in."),
+    (
+        "markdown",
+        "Edit the guard scenario's script or handlers and rerun it on the stand-in: the answer gives the verdict of "
+        "the claim it belongs to (`pi-16.guard.blocks-force-push`) on the edited run, marked as an edit.",
+    ),
     (
         "code",
         "from pinb.chapters.ch16.guard import guard_extension\n\n"
@@ -54,7 +58,9 @@ EXTRA_CELLS: list[tuple[str, str]] = [
         "    [scenarios.calls(scenarios.call('bash', {'command': guard_command})), scenarios.text('Done.')],\n"
         "    tools=[scenarios.bash_tool()], extensions=[guard_extension()],\n"
         ")\n"
-        "playground = widgets.ScenarioPlayground(guard_scenario)\n"
+        "claim = 'pi-16.guard.blocks-force-push'  # the claim this scenario belongs to: its judge gives the verdict\n"
+        "judge = widgets.claim_judge(claim, 'no-ui', run.knobs)\n"
+        "playground = widgets.ScenarioPlayground(guard_scenario, claim=claim, judge=judge)\n"
         "playground = widgets.record(playground)\nlines = await playground.rerun()",
     ),
 ]

@@ -9,6 +9,7 @@ from html import escape
 from pinb.app.guard import guard_reason, guard_verdict
 from pinb.chapters.ch16.guard import EVASION_CORPUS, EvasionCase, pattern_sources
 from pinb.chapters.display import Shown
+from pinb.chapters.views import visible_whitespace
 from pinb.chapters.widgets import Changed, widgets_module
 
 
@@ -35,8 +36,14 @@ def guard_html(command: str, tool_name: str = "bash", match_on: str = "json_inpu
     return (
         f"<div class='pinb-guard' data-blocked='{str(verdict.blocked).lower()}'>{headline}"
         f"<br>{escape(corpus_note(command, tool_name, verdict.blocked))}"
-        f"<br>matching pattern: {pattern}<br>tested text ({escape(match_on)}): {subject}</div>"
+        f"<br>matching pattern: {pattern}<br>tested text ({escape(match_on)}): {subject}"
+        f"<br><i>{escape(book_command_line(match_on))}</i></div>"
     )
+
+
+def book_case() -> EvasionCase:
+    """The corpus entry of the chapter's own command (the force push the guard was written for)."""
+    return next(c for c in EVASION_CORPUS if c.note == "the book's own example")
 
 
 def corpus_note(command: str, tool_name: str, blocked: bool) -> str:
@@ -50,12 +57,20 @@ def corpus_note(command: str, tool_name: str, blocked: bool) -> str:
     return f"the corpus marks it destructive: {case.destroys}{miss}"
 
 
+def book_command_line(match_on: str = "json_input") -> str:
+    """What the guard does with the book's own command, as a reference beside whatever the reader typed."""
+    case = book_case()
+    verdict = guard_verdict(case.tool_name, case.input, pattern_sources(), match_on=match_on)  # type: ignore[arg-type]
+    does = f"blocked by {verdict.pattern}" if verdict.blocked else "allowed: no pattern matches it"
+    return f"the book's own command, {visible_whitespace(case.command)} through {case.tool_name}: {does}"
+
+
 def guard_text(command: str, tool_name: str = "bash", match_on: str = "json_input") -> str:
     key = "content" if tool_name == "write" else "command"
     verdict = guard_verdict(tool_name, {key: command}, pattern_sources(), match_on=match_on)  # type: ignore[arg-type]
-    state = "blocked" if verdict.blocked else "allowed"
+    state = f"blocked by {verdict.pattern}" if verdict.blocked else "allowed: no pattern matched"
     note = corpus_note(command, tool_name, verdict.blocked)
-    return f"guard tester: {tool_name} {command!r} -> {state} (pattern: {verdict.pattern}); {note}"
+    return f"guard tester: {tool_name} {visible_whitespace(command)} → {state}; {note}\n{book_command_line(match_on)}"
 
 
 class GuardTester:
@@ -85,4 +100,4 @@ class GuardTester:
         return guard_text(self.command.value, self.tool.value, self.match_on.value)
 
 
-__all__ = ["GuardTester", "corpus_case", "corpus_note", "guard_html", "guard_text"]
+__all__ = ["GuardTester", "book_case", "book_command_line", "corpus_case", "corpus_note", "guard_html", "guard_text"]

@@ -96,5 +96,7 @@ def test_a_file_that_is_not_yaml_names_its_line(tmp_path: Path) -> None:
 def test_quotes_may_be_a_list_of_passages() -> None:
     raw = _raw("pi-16-chapter")
     raw["claims"][1]["quote"] = ["First passage.", "Second passage."]
+    raw["claims"][1]["covers"] = ["First passage."]  # the covered phrases must come from the new quote
+    raw["claims"][1]["uncovered"] = []
     claim = parse_ledger(raw, "ledger.yaml").claims[1]
     assert claim.quotes == ("First passage.", "Second passage.") and claim.text == "First passage. … Second passage."

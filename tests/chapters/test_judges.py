@@ -122,7 +122,8 @@ def _standin_traces(experiment: object) -> dict[str, list[dict[str, Any]]]:
     from pinb.scenario.model import parse_scenario
     from pinb.scenario.standin import run_on_standin
 
-    scenarios = experiment.scenarios({})  # type: ignore[attr-defined]
+    build = getattr(experiment, "scenarios", None) or experiment.hand  # type: ignore[attr-defined]
+    scenarios = build({})
     return {name: run_on_standin(parse_scenario(scenario, source=name)) for name, scenario in scenarios.items()}
 
 
@@ -137,11 +138,19 @@ def test_continuation_explicit_needs_the_model_to_have_said_stop() -> None:
     assert not finding.holds and "'settle-continue': 'toolUse'" in finding.evidence
 
 
+def _ch16_verdict(name: str, traces: dict[str, list[dict[str, Any]]]) -> Any:
+    from pinb.chapters.ch16.properties import PROPERTIES
+    from pinb.chapters.properties import Witness, judge_witness
+
+    prop = PROPERTIES[name]
+    return judge_witness(prop, Witness("hand", prop.hand({}), traces))
+
+
 def test_unsubscribe_needs_the_registration_to_have_run_first() -> None:
-    traces = _standin_traces(exp16.EXPERIMENTS["dispatch.on-returns-unsubscribe"])
-    assert exp16.judge_on_returns_unsubscribe(traces).holds
+    traces = _standin_traces(exp16.EXPERIMENTS["dispatch.on-returns-unsubscribe"].property)
+    assert _ch16_verdict("dispatch.on-returns-unsubscribe", traces).status == "OBSERVED"
     never = {"unsubscribe": [ln for ln in traces["unsubscribe"] if ln.get("handler") != "target"]}
-    assert not exp16.judge_on_returns_unsubscribe(never).holds
+    assert _ch16_verdict("dispatch.on-returns-unsubscribe", never).status == "NOT EXERCISED"
 
 
 def test_follow_up_must_reach_the_model_before_settling() -> None:
@@ -161,14 +170,14 @@ def test_core_runs_alone_needs_the_trace_to_say_its_layer() -> None:
 
 
 def test_turn_end_actionable_is_about_agent_before_settle_too() -> None:
-    traces = _standin_traces(exp16.EXPERIMENTS["settle.turn-end-actionable"])
+    traces = _standin_traces(exp16.EXPERIMENTS["settle.turn-end-actionable"].property)
     assert set(traces) == {"turn-end", "settle-continue"}
-    assert exp16.judge_both_boundaries_actionable(traces, {}).holds
+    assert _ch16_verdict("settle.turn-end-actionable", traces).status == "OBSERVED"
     ignored = copy.deepcopy(traces)
     second = [ln for ln in ignored["settle-continue"] if ln["source"] == "model" and ln["type"] == "request"][1]
     ignored["settle-continue"].remove(second)
-    finding = exp16.judge_both_boundaries_actionable(ignored, {})
-    assert not finding.holds and "agent_before_settle: 1 requests" in finding.evidence
+    verdict = _ch16_verdict("settle.turn-end-actionable", ignored)
+    assert verdict.status == "CONTRADICTED" and "settle-continue: (requests: 1" in verdict.observed
 
 
 def test_prompt_template_judge_reads_the_user_message_that_reached_the_model() -> None:

@@ -38,7 +38,8 @@ def test_the_experiment_is_shown_as_readable_steps_not_json() -> None:
 
 
 def test_an_edited_scenario_changes_the_verdict_and_says_it_was_edited(capsys: pytest.CaptureFixture[str]) -> None:
-    """Reversing the extensions' load order must turn registration order CONTRADICTED: the judge can fail."""
+    """Reversing the extensions' load order keeps registration order OBSERVED (the expected order is the edited
+    witness's own); leaving one extension removes the premise: NOT EXERCISED. Both say they were edited."""
     run = ChapterRun("pi-16-chapter", "standin")
     experiment = run.experiment("pi-16.dispatch.registration-order")
     as_built = asyncio.run(run.check("pi-16.dispatch.registration-order", experiment, show=False))
@@ -46,9 +47,12 @@ def test_an_edited_scenario_changes_the_verdict_and_says_it_was_edited(capsys: p
     experiment.scenarios["order"]["extensions"].reverse()
     assert experiment.edited
     edited = asyncio.run(run.check("pi-16.dispatch.registration-order", experiment, show=False))
-    assert edited.finding is not None and not edited.finding.holds
+    assert edited.finding is not None and edited.finding.holds
     out = capsys.readouterr().out
-    assert "[edited scenario, not the ledger's experiment]" in out and "CONTRADICTED" in out
+    assert "[edited scenario, not the ledger's experiment]" in out and "CONTRADICTED" not in out
+    del experiment.scenarios["order"]["extensions"][1:]
+    asyncio.run(run.check("pi-16.dispatch.registration-order", experiment, show=False))
+    assert "NOT EXERCISED" in capsys.readouterr().out
 
 
 def test_recorded_verdicts_of_other_backends_are_shown_labelled_as_recorded(

@@ -9,7 +9,7 @@ import pytest
 
 from pinb.app.extensions.runner import ExtensionRunner
 from pinb.chapters.ch16 import sessions
-from pinb.chapters.experiments import ScenarioExperiment, experiment_for
+from pinb.chapters.experiments import experiment_for
 from pinb.scenario.model import parse_scenario
 from pinb.scenario.standin import run_on_standin
 
@@ -32,8 +32,12 @@ def _rewrite_before_compact(monkeypatch: pytest.MonkeyPatch, **update: Any) -> N
 
 
 def test_the_claim_runs_the_scenarios_on_both_backends() -> None:
+    from pinb.chapters.ch16.props_events import SESSION_BEFORE_COMPACT
+    from pinb.chapters.properties import PropertyExperiment
+
     experiment = experiment_for("pi-16.events.session-before-compact")
-    assert isinstance(experiment, ScenarioExperiment) and experiment.judge is sessions.judge_before_compact
+    assert isinstance(experiment, PropertyExperiment) and experiment.property is SESSION_BEFORE_COMPACT
+    assert experiment.property.hand({}).keys() == sessions.before_compact({}).keys()
 
 
 def test_holds_on_the_stand_in() -> None:

@@ -10,9 +10,8 @@ from typing import Any
 from pinb.app.guard import guard_verdict
 from pinb.chapters import common, tq
 from pinb.chapters import scenarios as sc
-from pinb.chapters.ch16 import sessions
 from pinb.chapters.ch16.guard import EVASION_CORPUS, book_decision, book_patterns, guard_extension, pattern_sources
-from pinb.chapters.experiments import Finding, Params, ScenarioExperiment, Trace
+from pinb.chapters.experiments import Finding, Params, Trace
 
 BASH_OUTPUT = "pushed"
 
@@ -87,81 +86,12 @@ def judge_blocks_force_push(traces: dict[str, Trace]) -> Finding:
     return Finding(holds, f"without a UI the handler returned {returned}; the model saw {result.get('text')!r}")
 
 
-def _confirm_quote() -> str:
-    from pinb.chapters.registry import claim_spec
-
-    return " ".join(claim_spec("pi-16.guard.confirm-with-ui").quotes)
-
-
-def book_dialog_title() -> str:
-    """The confirm dialog's title as the chapter prints it (the first string passed to `ctx.ui.confirm(`)."""
-    import re
-
-    found = re.search(r'ui\.confirm\(\s*"([^"]*)"', _confirm_quote())
-    return found.group(1) if found else ""
-
-
-def book_dialog_message(tool_input: Any) -> str | None:
-    """The confirm dialog's message as the chapter's code makes it: `raw.slice(0, N)` with `raw =
-    JSON.stringify(event.input)`, both read from the quoted code, in JavaScript's semantics (UTF-16 code units).
-    None when the quoted code does not say."""
-    import re
-
-    from pinb.ai.jsjson import js_slice
-    from pinb.app.js_compat import json_stringify
-
-    quote = _confirm_quote()
-    cut = re.search(r"ui\.confirm\(\s*\"[^\"]*\",\s*raw\.slice\(0,\s*(\d+)\)", quote)
-    if "const raw = JSON.stringify(event.input);" not in quote or cut is None:
-        return None
-    return js_slice(json_stringify(tool_input) or "", 0, int(cut.group(1)))
-
-
-DIALOG_SCENARIOS = ("ui-yes", "ui-no", "ui-long")
-
-
-def judge_confirm_with_ui(traces: dict[str, Trace]) -> Finding:
-    title = book_dialog_title()
-    asked = {
-        name: [(d.get("kind"), d.get("title"), d.get("message")) for d in tq.dialogs(traces[name])] for name in traces
-    }
-    announced = {
-        name: [(ln.get("kind"), ln.get("title")) for ln in tq.ext_lines(traces[name], "ui_prompt_start")]
-        for name in traces
-    }
-    wrong: list[str] = []
-    for name in DIALOG_SCENARIOS:
-        inputs = [ln.get("args") for ln in tq.events(traces[name], "tool_execution_start", "session")]
-        expected = [("confirm", title, book_dialog_message(args)) for args in inputs]
-        if not title or not expected or any(message is None for *_, message in expected) or asked[name] != expected:
-            wrong.append(f"{name}: asked {asked[name]}, the chapter's code asks {expected}")
-        if announced[name] != [("confirm", title)]:
-            wrong.append(f"{name}: ui_prompt_start announced {announced[name]}")
-    if asked["no-ui"] or announced["no-ui"]:
-        wrong.append(f"no-ui: asked {asked['no-ui']}, announced {announced['no-ui']}")
-    yes, no, long = (_bash_result(traces[name]) for name in DIALOG_SCENARIOS)
-    if yes.get("text") != BASH_OUTPUT or yes.get("isError"):
-        wrong.append(f"ui-yes: the tool answered {yes.get('text')!r} (isError={yes.get('isError')})")
-    for name, result in (("ui-no", no), ("ui-long", long)):
-        if result.get("isError") is not True or result.get("text") != "Blocked by review-guard extension":
-            wrong.append(f"{name}: the tool answered {result.get('text')!r} (isError={result.get('isError')})")
-    long_message = next(iter(asked["ui-long"]), (None, None, None))[2] or ""
-    long_start = next(iter(tq.events(traces["ui-long"], "tool_execution_start", "session")), {})
-    long_command = str((long_start.get("args") or {}).get("command", ""))
-    return Finding(
-        not wrong,
-        f"with a UI the guard asked {asked['ui-no']}; for a {len(long_command)}-character command its message "
-        f"was {len(long_message.encode('utf-16-le', 'surrogatepass')) // 2} UTF-16 units ending "
-        f"{long_message[-12:]!r}; without a UI it asked {asked['no-ui'] or 'nothing'}; UI answers yes → tool ran: "
-        f"{yes.get('text')!r}; UI answers no → {no.get('text')!r}"
-        + (f". Differences: {'; '.join(wrong)}" if wrong else ""),
-        f"expected the book's title {title!r} and message raw.slice(0, 200) of raw = JSON.stringify(event.input)",
-    )
-
-
 def _patterns(params: Params) -> dict[str, dict[str, Any]]:
     # Every shell command of the corpus, including the spellings the book's regexes let through (case, tabs, ...).
     commands = [case.command for case in EVASION_CORPUS if case.tool_name == "bash"]
+    # Two more where JavaScript's regexes differ from Python's: \b between "é" and "g" (ASCII word characters
+    # only), and \s against U+0085 (not JavaScript whitespace).
+    commands += ["égit push --force", "git\u0085push -f"]
     return {
         "patterns": sc.app(
             "ch16-guard-patterns",
@@ -343,27 +273,6 @@ def judge_not_unconditional(traces: dict[str, Trace]) -> Finding:
 # --- dispatch ---------------------------------------------------------------------------------------------------
 
 
-def _order(params: Params) -> dict[str, dict[str, Any]]:
-    return {
-        "order": sc.app(
-            "ch16-handler-order",
-            "Go.",
-            [sc.calls(sc.call("bash", {"command": "ls"})), sc.text("ok")],
-            tools=[sc.bash_tool()],
-            extensions=[
-                sc.extension("first", sc.handler("tool_call", "a1"), sc.handler("tool_call", "a2")),
-                sc.extension("second", sc.handler("tool_call", "b1")),
-                sc.extension("third", sc.handler("tool_call", "c1"), sc.handler("turn_end", "c2")),
-            ],
-        )
-    }
-
-
-def judge_registration_order(traces: dict[str, Trace]) -> Finding:
-    seen = [ln.get("handler") for ln in tq.ext_lines(traces["order"], "tool_call")]
-    return Finding(seen == ["a1", "a2", "b1", "c1"], f"tool_call handlers ran in the order {seen}")
-
-
 def _unsubscribe(params: Params) -> dict[str, dict[str, Any]]:
     return {
         "unsubscribe": sc.app(
@@ -439,30 +348,6 @@ def judge_notify_or_transform(traces: dict[str, Trace]) -> Finding:
         f"input transformed: {user_texts}; tool_result replaced: {results.get('ls')!r}; tool_call cancelled: "
         f"{results.get('git reset --hard')!r}; agent_start handler returned {notice}",
     )
-
-
-def _sleep_order(params: Params) -> dict[str, dict[str, Any]]:
-    return {
-        "sleep": sc.app(
-            "ch16-slow-handler",
-            "Go.",
-            [sc.calls(sc.call("step", {})), sc.text("Done.")],
-            tools=[{"name": "step", "behavior": {"kind": "return", "text": "stepped"}}],
-            extensions=[
-                sc.extension("slow", sc.handler("tool_call", "slow", "sleep", ms=int(params.get("handler_ms", 50)))),
-                sc.extension("fast", sc.handler("tool_call", "fast")),
-            ],
-        )
-    }
-
-
-def judge_handlers_awaited(traces: dict[str, Trace]) -> Finding:
-    lines = tq.core(traces["sleep"])
-    slow = tq.index(lines, lambda ln: ln.get("handler") == "slow")
-    fast = tq.index(lines, lambda ln: ln.get("handler") == "fast")
-    end = tq.index(lines, tq.is_("tool_execution_end", "session"))
-    holds = 0 <= slow < fast < end
-    return Finding(holds, f"slow handler returned at {slow}, next handler at {fast}, tool finished at {end}")
 
 
 def _throwing(params: Params) -> dict[str, dict[str, Any]]:
@@ -673,7 +558,14 @@ def judge_concurrent(traces: dict[str, Trace]) -> Finding:
 
 
 def _turn_end(params: Params) -> dict[str, dict[str, Any]]:
-    return {"turn-end": sc.settle_continue("turn_end", entry_text="Add the risks.")}
+    """A turn_end handler that appends an entry and continues on its first two turns: one ran a tool call, the
+    second would have ended the run."""
+    scenario = sc.settle_continue("turn_end", entry_text="Add the risks.")
+    handler = scenario["extensions"][0]["handlers"][0]
+    handler["action"] = {"kind": "continue_times", "times": 2, "entry": handler["action"]["entry"]}
+    scenario["responses"] = [sc.calls(sc.call("bash", {"command": "ls"})), *scenario["responses"]]
+    scenario["tools"] = [sc.bash_tool()]
+    return {"turn-end": scenario}
 
 
 def judge_turn_end_actionable(traces: dict[str, Trace]) -> Finding:
@@ -900,37 +792,12 @@ def judge_message_end(traces: dict[str, Trace]) -> Finding:
     )
 
 
-EXPERIMENTS: dict[str, Any] = {
-    "guard.blocks-before-body": ScenarioExperiment(_guard, judge_blocks_before_body, "no-ui"),
-    "guard.blocks-force-push": ScenarioExperiment(_guard, judge_blocks_force_push, "no-ui"),
-    "guard.confirm-with-ui": ScenarioExperiment(_guard_dialogs, judge_confirm_with_ui, "ui-no"),
-    "guard.patterns": ScenarioExperiment(_patterns, judge_patterns),
-    "guard.only-bash-and-powershell": ScenarioExperiment(_tool_filter, judge_tool_filter),
-    "guard.reads-not-mutates": ScenarioExperiment(_reads_and_mutation, judge_reads_not_mutates, "mutated"),
-    "guard.not-unconditional": ScenarioExperiment(_corpus, judge_not_unconditional),
-    "dispatch.registration-order": ScenarioExperiment(_order, judge_registration_order),
-    "dispatch.on-returns-unsubscribe": ScenarioExperiment(_unsubscribe, judge_on_returns_unsubscribe),
-    "dispatch.unsubscribe-not-in-progress": ScenarioExperiment(_unsubscribe, judge_unsubscribe_not_in_progress),
-    "dispatch.notify-or-transform": ScenarioExperiment(_notify_transform, judge_notify_or_transform),
-    "dispatch.handlers-awaited": ScenarioExperiment(_sleep_order, judge_handlers_awaited),
-    "dispatch.failing-tool-call-blocks": ScenarioExperiment(_throwing, judge_failing_tool_call),
-    "run.shape": ScenarioExperiment(_run_shape, judge_run_shape),
-    "run.agent-end-not-the-end": ScenarioExperiment(common.after_agent_end, common.judge_agent_end_not_the_end),
-    "run.sequence-diagram": ScenarioExperiment(_run_shape, judge_sequence_diagram),
-    "run.continuation-branch": ScenarioExperiment(_settle, judge_continuation_branch),
-    "run.settle-after-continuation-exhausted": ScenarioExperiment(_settle, judge_settle_after_exhausted),
-    "run.tool-calls-concurrent": ScenarioExperiment(_concurrent, judge_concurrent, "parallel"),
-    "settle.before-settle-actionable": ScenarioExperiment(_settle, common.judge_before_settle_actionable),
-    "settle.settled-notification-only": ScenarioExperiment(_settled_acts, judge_settled_notification_only),
-    "settle.turn-end-actionable": ScenarioExperiment(_both_boundaries, judge_both_boundaries_actionable),
-    "settle.wrong-correct": ScenarioExperiment(_settle, judge_wrong_correct),
-    "events.session-start": ScenarioExperiment(_lifecycle, judge_session_start),
-    "events.input": ScenarioExperiment(_input, judge_input),
-    "events.before-agent-start": ScenarioExperiment(_inject, judge_before_agent_start, "sentence"),
-    "events.tool-call": ScenarioExperiment(_mutate, judge_tool_call_event, "mutate"),
-    "events.tool-result": ScenarioExperiment(_tool_result, judge_tool_result),
-    "events.message-end": ScenarioExperiment(_message_end, judge_message_end),
-    "events.turn-end": ScenarioExperiment(_turn_end, judge_turn_end_actionable),
-    "events.agent-before-settle": ScenarioExperiment(_settle, common.judge_before_settle_actionable),
-}
-EXPERIMENTS.update(sessions.EXPERIMENTS)
+def __getattr__(name: str) -> Any:
+    # EXPERIMENTS is built on first use: the property modules import this module's scenario builders.
+    if name == "EXPERIMENTS":
+        from pinb.chapters.ch16.properties import PROPERTIES
+        from pinb.chapters.properties import PropertyExperiment
+
+        globals()["EXPERIMENTS"] = {key: PropertyExperiment(prop) for key, prop in PROPERTIES.items()}
+        return globals()["EXPERIMENTS"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

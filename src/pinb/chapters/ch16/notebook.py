@@ -58,9 +58,9 @@ EXTRA_CELLS: list[tuple[str, str]] = [
         "    [scenarios.calls(scenarios.call('bash', {'command': guard_command})), scenarios.text('Done.')],\n"
         "    tools=[scenarios.bash_tool()], extensions=[guard_extension()],\n"
         ")\n"
-        "claim = 'pi-16.guard.blocks-force-push'  # the claim this scenario belongs to: its judge gives the verdict\n"
-        "judge = widgets.claim_judge(claim, 'no-ui', run.knobs)\n"
-        "playground = widgets.ScenarioPlayground(guard_scenario, claim=claim, judge=judge)\n"
+        "# The claim this scenario belongs to; its property judges an edited witness through run.check.\n"
+        "claim = 'pi-16.guard.blocks-force-push'\n"
+        "playground = widgets.ScenarioPlayground(guard_scenario, claim=claim)\n"
         "playground = widgets.record(playground)\nlines = await playground.rerun()",
     ),
 ]

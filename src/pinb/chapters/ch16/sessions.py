@@ -9,7 +9,7 @@ from typing import Any
 
 from pinb.chapters import scenarios as sc
 from pinb.chapters import tq
-from pinb.chapters.experiments import Finding, Params, ScenarioExperiment, Trace
+from pinb.chapters.experiments import Finding, Params, Trace
 
 PROJECT_PROMPT = "PROJECT SYSTEM PROMPT: review before you write."
 OWN_SUMMARY = "The user asked four questions; the last one is still open."
@@ -26,32 +26,6 @@ def _driver(trace: Trace, type_: str) -> list[dict[str, Any]]:
 
 def _history(request: dict[str, Any]) -> list[str]:
     return [f"{m.get('role')}:{m.get('text', '')}" for m in request.get("messages", ()) if m.get("role") != "system"]
-
-
-# --- dispatch: declared result types ---------------------------------------------------------------------------------
-
-
-def notify_only(params: Params) -> dict[str, dict[str, Any]]:
-    returner = sc.extension(
-        "returner",
-        sc.handler("turn_start", "block", "return_value", value={"block": True, "reason": "turn_start has no result"}),
-        sc.handler("agent_start", "continue", "return_value", value={"continue": True}),
-    )
-    scenario = sc.app("ch16-notify-only-results", "go", [sc.text("done"), sc.text("never asked for")])
-    return {"notify-only": {**scenario, "extensions": [returner]}}
-
-
-def judge_declared_result_type(traces: dict[str, Trace]) -> Finding:
-    trace = traces["notify-only"]
-    returned = sorted(line["type"] for line in tq.ext_lines(trace) if "result" in line)
-    requests = len(tq.requests(trace))
-    answers = [line.get("text") for line in tq.assistant_ends(trace)]
-    holds = returned == ["agent_start", "turn_start"] and requests == 1 and answers == ["done"]
-    return Finding(
-        holds,
-        f"handlers returned values on notification-only events {returned} ({{block: true}} from turn_start, "
-        f"{{continue: true}} from agent_start); requests made: {requests}; replies: {answers}",
-    )
 
 
 # --- settlement: an unconditional continuation -----------------------------------------------------------------------
@@ -226,13 +200,3 @@ def judge_before_compact(traces: dict[str, Trace]) -> Finding:
         f"{any(m.startswith('user:question 0') for m in cancel['next'])}; own summary → compaction entry "
         f"{entry.get('summary')!r}, next request starts {head[:60] + '…' if len(head) > 60 else head!r}",
     )
-
-
-EXPERIMENTS: dict[str, ScenarioExperiment] = {
-    "dispatch.declared-result-type": ScenarioExperiment(notify_only, judge_declared_result_type),
-    "settle.unconditional-can-loop": ScenarioExperiment(looping, judge_unconditional_loop),
-    "events.project-trust": ScenarioExperiment(trust, judge_project_trust),
-    "events.session-shutdown": ScenarioExperiment(shutdown, judge_session_shutdown),
-    "events.before-agent-start-replace": ScenarioExperiment(replaced, judge_before_agent_start_replace),
-    "events.session-before-compact": ScenarioExperiment(before_compact, judge_before_compact, picture="supply"),
-}

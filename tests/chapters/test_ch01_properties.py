@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import copy
+import os
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,9 @@ from pinb.scenario.model import parse_scenario
 from pinb.testing.faults import injected
 
 LEDGER = load_ledger(Path(ex.__file__).with_name("ledger.yaml"))
-GENERATED = 50
+#: Generated witnesses per property in the suite (seeded); `pinb claims check-properties` checks 50 by default,
+#: and PINB_SUITE_WITNESSES=50 runs the suite at that depth.
+GENERATED = int(os.environ.get("PINB_SUITE_WITNESSES", "12"))
 
 
 def check(prop: Property, scenarios: dict[str, dict[str, Any]], name: str = "hand") -> WitnessVerdict:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import os
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -25,7 +26,9 @@ from pinb.chapters.properties import Property, Witness, WitnessVerdict, judge_wi
 from pinb.chapters.registry import claim_specs
 from pinb.testing import faults
 
-GENERATED = 50
+#: Generated witnesses per property in the suite (seeded); `pinb claims check-properties` checks 50 by default,
+#: and PINB_SUITE_WITNESSES=50 runs the suite at that depth.
+GENERATED = int(os.environ.get("PINB_SUITE_WITNESSES", "12"))
 CLAIMS = sorted(PROPERTIES)
 Scenarios = dict[str, dict[str, Any]]
 

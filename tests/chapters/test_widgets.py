@@ -145,8 +145,7 @@ def test_the_playground_gives_the_verdict_of_its_claim_on_the_edited_run() -> No
         )
 
     claim = "pi-16.guard.blocks-force-push"
-    playground = widgets.ScenarioPlayground(scenario("git push --force"), claim=claim)
-    playground.judge = widgets.claim_judge(claim, "no-ui")
+    playground = widgets.ScenarioPlayground(scenario("git push --force"), claim=claim)  # the claim's property
     asyncio.run(playground.rerun())
     verdict = playground.summary().splitlines()[-1]
     assert verdict.startswith(f"{claim}: OBSERVED on the edited run: ") and verdict.endswith(widgets.EDITED)
@@ -154,14 +153,17 @@ def test_the_playground_gives_the_verdict_of_its_claim_on_the_edited_run() -> No
     playground.responses.value = "not json"
     assert asyncio.run(playground.rerun()) == [] and playground.verdict == ""  # no run, no verdict
 
-    def unreadable(lines: list) -> None:
+    playground.responses.value = json.dumps(scenario("ls")["responses"])  # a harmless command: no premise
+    asyncio.run(playground.rerun())
+    assert playground.verdict.startswith(f"{claim}: NOT EXERCISED on the edited run: not exercised: ")
+
+    def unreadable(edited: dict, lines: list) -> tuple[str, str]:
         raise KeyError("no-ui")
 
     playground.judge = unreadable
-    playground.responses.value = json.dumps(scenario("ls")["responses"])
     asyncio.run(playground.rerun())
     assert playground.verdict == (
-        f"{claim}: NOT EXERCISED by the edited run: its judge cannot read what it needs (KeyError: 'no-ui') "
+        f"{claim}: NOT EXERCISED by the edited run: its check cannot read what it needs (KeyError: 'no-ui') "
         f"{widgets.EDITED}"
     )
     with pytest.raises(ValueError, match="not checked by scenarios"):

@@ -117,26 +117,49 @@ def playground_html(lines: Sequence[Mapping[str, Any]]) -> str:
 EDITED = "[edited scenario, not the ledger's experiment]"
 
 
-def claim_judge(claim_id: str, scenario: str, knobs: Mapping[str, Any] | None = None) -> Callable[[Sequence[Any]], Any]:
-    """The claim's own judge applied to one edited run, standing in for the ledger's scenario `scenario`."""
+#: A claim's check of one edited run: (the edited scenario, its trace lines) → a verdict line's parts.
+EditJudge = Callable[[Mapping[str, Any], Sequence[Any]], tuple[str, str]]
+
+
+def claim_judge(claim_id: str, scenario: str | None = None, knobs: Mapping[str, Any] | None = None) -> EditJudge:
+    """The claim's own check applied to one edited run standing in for the ledger's scenario `scenario` (default:
+    the one the claim's notebook section draws): its property on the edited witness (NOT EXERCISED when the edit
+    removed the premise), or an unported claim's judge."""
     from pinb.chapters.experiments import ScenarioExperiment, judge
+    from pinb.chapters.properties import PropertyExperiment, Witness, judge_witness
     from pinb.chapters.registry import experiment_for
 
+    params = dict(knobs or {})
     experiment = experiment_for(claim_id)
-    if not isinstance(experiment, ScenarioExperiment):
-        raise ValueError(f"{claim_id} is not checked by scenarios, so an edited scenario cannot be judged for it")
-    return lambda lines: judge(experiment, {scenario: list(lines)}, dict(knobs or {}))
+    if isinstance(experiment, PropertyExperiment):
+        prop = experiment.property
+        name = scenario or prop.picture or next(iter(prop.hand(params)))
+
+        def by_property(edited: Mapping[str, Any], lines: Sequence[Any]) -> tuple[str, str]:
+            witness = Witness("edited", {name: dict(edited)}, {name: list(lines)}, params)
+            verdict = judge_witness(prop, witness)
+            return verdict.status, verdict.evidence
+
+        return by_property
+    if isinstance(experiment, ScenarioExperiment):
+        key = scenario or "scenario"
+
+        def by_judge(edited: Mapping[str, Any], lines: Sequence[Any]) -> tuple[str, str]:
+            finding = judge(experiment, {key: list(lines)}, params)
+            return ("OBSERVED" if finding.holds else "CONTRADICTED"), finding.evidence
+
+        return by_judge
+    raise ValueError(f"{claim_id} is not checked by scenarios, so an edited scenario cannot be judged for it")
 
 
-def verdict_line(claim_id: str, judged: Callable[[Sequence[Any]], Any], lines: Sequence[Any]) -> str:
-    """`<claim>: OBSERVED|CONTRADICTED on the edited run: <evidence> [edited …]`, or why it cannot be judged."""
+def verdict_line(claim_id: str, judged: EditJudge, scenario: Mapping[str, Any], lines: Sequence[Any]) -> str:
+    """`<claim>: OBSERVED|CONTRADICTED|NOT EXERCISED on the edited run: <evidence> [edited …]`."""
     try:
-        finding = judged(lines)
-    except Exception as exc:  # the edit removed what the claim's judge reads: it says nothing of the claim
+        status, evidence = judged(scenario, lines)
+    except Exception as exc:  # the edit removed what the claim's check reads: it says nothing of the claim
         why = f"{type(exc).__name__}: {exc}"
-        return f"{claim_id}: NOT EXERCISED by the edited run: its judge cannot read what it needs ({why}) {EDITED}"
-    verdict = "OBSERVED" if finding.holds else "CONTRADICTED"
-    return f"{claim_id}: {verdict} on the edited run: {finding.evidence} {EDITED}"
+        return f"{claim_id}: NOT EXERCISED by the edited run: its check cannot read what it needs ({why}) {EDITED}"
+    return f"{claim_id}: {status} on the edited run: {evidence} {EDITED}"
 
 
 class ScenarioPlayground:
@@ -148,12 +171,13 @@ class ScenarioPlayground:
         scenario: Mapping[str, Any],
         run: Runner | None = None,
         claim: str | None = None,
-        judge: Callable[[Sequence[Any]], Any] | None = None,
+        judge: EditJudge | None = None,
     ) -> None:
         w = widgets_module()
         self.scenario = dict(scenario)
         self.run_fn = run or _standin_runner
-        self.claim, self.judge = claim, judge
+        self.claim = claim
+        self.judge = judge if judge is not None or claim is None else claim_judge(claim)
         self.verdict = ""
         self.responses = w.Textarea(value=json.dumps(self.scenario.get("responses", []), indent=1))
         self.extensions = w.Textarea(value=json.dumps(self.scenario.get("extensions", []), indent=1))
@@ -195,7 +219,7 @@ class ScenarioPlayground:
         self.lines = list(result)
         self.status = f"{len(self.lines)} trace lines"
         if self.claim is not None and self.judge is not None:
-            self.verdict = verdict_line(self.claim, self.judge, self.lines)
+            self.verdict = verdict_line(self.claim, self.judge, self.edited(), self.lines)
         self.changed()
         return self.lines
 

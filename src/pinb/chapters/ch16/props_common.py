@@ -91,20 +91,25 @@ def declared_order(s: Mapping[str, Any]) -> dict[str, list[str]]:
 def dispatches(lines: Iterable[Mapping[str, Any]]) -> dict[str, list[list[str]]]:
     """Per event: the handler labels of each dispatch, in the order their lines were written.
 
-    A dispatch is a maximal run of consecutive `ext` lines of one event (and one tool call): any other line, or an
-    ext line of another event or call, ends it. A handler's line is written when it returns, so a handler that was
-    not awaited shows up outside its dispatch."""
+    A dispatch is the run of `ext` lines of one event and one tool call. Dispatches of one event for parallel tool
+    calls overlap (Pi awaits each handler, and each await lets the other call's dispatch go on), so an ext line of
+    the same event for another call does not end it; any other line — another source, or an ext line of another
+    event — ends every open dispatch, and so does a handler that already ran in it. A handler's line is written
+    when it returns, so a handler that was not awaited shows up outside its dispatch."""
     out: dict[str, list[list[str]]] = {}
-    key: tuple[Any, Any] | None = None
+    open_: dict[tuple[Any, Any], list[str]] = {}
     for line in lines:
+        event = line.get("type")
+        if line.get("source") != "ext" or any(key[0] != event for key in open_):
+            open_ = {}
         if line.get("source") != "ext":
-            key = None
             continue
-        this = (line.get("type"), line.get("toolCallId"))
-        if this != key:
-            out.setdefault(str(line.get("type")), []).append([])
-            key = this
-        out[str(line.get("type"))][-1].append(str(line.get("handler")))
+        key, label = (event, line.get("toolCallId")), str(line.get("handler"))
+        group = open_.get(key)
+        if group is None or label in group:
+            group = open_[key] = []
+            out.setdefault(str(event), []).append(group)
+        group.append(label)
     return out
 
 

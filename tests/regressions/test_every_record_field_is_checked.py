@@ -178,10 +178,31 @@ def test_deleting_the_cache_changes_no_answer(project: Project, capsys: pytest.C
     assert first == second == third
 
 
+def _unseal(folder: Path) -> None:
+    """Make a run as the kit recorded it before the seal (record schema 1): no seal in its executed notebook."""
+    import hashlib
+
+    notebook = folder / "executed.ipynb"
+    data = json.loads(notebook.read_text(encoding="utf-8"))
+    data["metadata"].pop("pinb_seal", None)
+    notebook.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    digest = hashlib.sha256(notebook.read_bytes()).hexdigest()
+    record_path = folder / "run.json"
+    record = json.loads(record_path.read_text(encoding="utf-8"))
+    record["schema_version"] = 1
+    for artifact in record["artifacts"]:
+        if artifact["path"] == "executed.ipynb":
+            artifact["sha256"] = digest
+    record_path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+
 @pytest.fixture
 def committed(tmp_path: Path) -> RunStore:
-    """A copy of the project's committed runs, recorded before the seal: checked on what their notebooks carry."""
+    """A copy of the project's committed runs as the kit recorded them before the seal (unsealed, record schema 1):
+    checked on what their notebooks carry."""
     shutil.copytree(COMMITTED_RUNS, tmp_path / "runs", ignore=shutil.ignore_patterns(CACHE_FILE))
+    for record in (tmp_path / "runs").glob("*/*/run.json"):
+        _unseal(record.parent)
     store = RunStore(tmp_path / "runs")
     runs, problems = store.check()
     assert runs and not problems

@@ -467,13 +467,17 @@ LONG_TIMELINE = 80
 
 
 #: The key to `visible_whitespace`, for a column's header.
-WHITESPACE_KEY = "· space, ⇥ tab, ⏎ line break"
+WHITESPACE_KEY = "· space, ⇥ tab, ⏎ line break, ⟨U+XXXX⟩ other whitespace or invisible characters"
 
 
 def visible_whitespace(text: str) -> str:
-    """Text with its whitespace shown: `·` for a space, `⇥` for a tab, `⏎` for a line break (so `git  push` and
-    `git\tpush` no longer read alike)."""
-    return text.replace(" ", "·").replace("\t", "⇥").replace("\r", "␍").replace("\n", "⏎")
+    """Text with its whitespace shown: `·` for a space, `⇥` for a tab, `⏎` for a line break, and every other
+    whitespace or invisible character (NEL, NBSP, an em space, a BOM …) as its code point, so `git  push`,
+    `git\tpush` and `git\u0085push` no longer read alike (and no line of a table is broken inside a cell)."""
+    shown = {" ": "·", "\t": "⇥", "\r": "␍", "\n": "⏎"}
+    return "".join(
+        shown.get(ch) or (f"⟨U+{ord(ch):04X}⟩" if ch.isspace() or not ch.isprintable() else ch) for ch in text
+    )
 
 
 @dataclass(frozen=True)

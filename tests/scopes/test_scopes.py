@@ -3,6 +3,8 @@ by `pinb scopes refresh` from each release's tarball) say about the four facts t
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from pinb.chapters.book import chapter_text
@@ -134,6 +136,8 @@ def test_rpc_bash_commands_reach_user_bash_since_0_83_0(facts: dict[str, Release
 
 
 def test_every_scope_states_the_chapter_s_own_words() -> None:
+    if not (Path(__file__).resolve().parents[2].parent / "shared" / "book").is_dir():
+        pytest.skip("the book texts (../shared/book) are not next to this checkout")
     for found in folders().values():
         text = chapter_text(found.ledger)
         assert text is not None

@@ -22,7 +22,8 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from pinb.backends import PI_MODELLED_VERSION, PI_RELEASES
 from pinb.chapters import registry
 from pinb.chapters.diagram import is_sequence_diagram, mermaid_block
-from pinb.chapters.ledger import ClaimEntry, Ledger
+from pinb.chapters.ledger import Ledger
+from pinb.claims import Claim
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -140,7 +141,7 @@ def _quoted(quote: str) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in quote.splitlines())
 
 
-def _quote(spec: ClaimEntry) -> str:
+def _quote(spec: Claim) -> str:
     quoted = "\n>\n".join(_quoted(q) for q in spec.quotes)
     where = f"*{spec.location}* · `{spec.id}` · {spec.kind}"
     if spec.kind == "reported":
@@ -149,7 +150,7 @@ def _quote(spec: ClaimEntry) -> str:
     return f"{quoted}\n\n{where} · checked on: {', '.join(spec.backends or ())}{notes}"
 
 
-def _claim_cells(spec: ClaimEntry, pictures: dict[str, list[str]]) -> list[Any]:
+def _claim_cells(spec: Claim, pictures: dict[str, list[str]]) -> list[Any]:
     """A reported claim is its quote and reason; a runnable one also shows its experiment, runs it, judges it."""
     cells = [new_markdown_cell(_quote(spec))]
     if spec.kind == "reported":
@@ -162,9 +163,9 @@ def _claim_cells(spec: ClaimEntry, pictures: dict[str, list[str]]) -> list[Any]:
     return cells
 
 
-def _sections(ledger: Ledger) -> list[tuple[str, list[ClaimEntry]]]:
+def _sections(ledger: Ledger) -> list[tuple[str, list[Claim]]]:
     """Claims grouped by the section their location names (in ledger order)."""
-    grouped: dict[str, list[ClaimEntry]] = {}
+    grouped: dict[str, list[Claim]] = {}
     for spec in ledger.claims:
         grouped.setdefault(ledger.section_of(spec), []).append(spec)
     return list(grouped.items())

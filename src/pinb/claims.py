@@ -28,6 +28,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     SerializerFunctionWrapHandler,
     field_validator,
     model_serializer,
@@ -49,6 +50,8 @@ BACKEND_RE = LABEL_RE
 BACKEND_FAMILIES = FAMILIES
 
 Kind = Literal["runnable", "reported"]
+#: What a claim's experiment needs: pi-agent-core alone, a session, the published packages (`none`: reported).
+Layer = Literal["agent", "app", "package", "none"]
 Outcome = Literal["holds", "contradicted", "error", "skipped", "not-exercised"]
 #: What a person reads, everywhere: notebooks, `pinb runs list`, `pinb status`, reports.
 Verdict = Literal["OBSERVED", "CONTRADICTED", "NOT EXERCISED", "ERROR", "STALE", "UNRUN"]
@@ -94,25 +97,94 @@ def backend_family(backend: str) -> str:
     return backend.split("@", 1)[0]
 
 
-class Claim(BaseModel):
-    """One claim of a chapter, quoted, located, and classified."""
+class DocumentationScope(BaseModel):
+    """A passage of the chapter that quotes or attributes a file of Pi's published package, checked in each release."""
 
     model_config = _FROZEN
+
+    file: str = Field(pattern=r"^[A-Za-z0-9_./-]+\.md$")
+    """The file inside the package, e.g. `docs/extensions.md` or `CHANGELOG.md`."""
+    quotes: tuple[str, ...] = ()
+    """Chapter text the chapter attributes to the file: each must be in it verbatim (after normalisation)."""
+    mentions: tuple[str, ...] = ()
+    """Words a passage of the file must all contain (e.g. a changelog entry a reason depends on)."""
+
+    @model_validator(mode="after")
+    def _what(self) -> DocumentationScope:
+        if not self.quotes and not self.mentions:
+            raise ValueError(f"a documentation scope of {self.file} names the quotes or the mentions it looks for")
+        return self
+
+
+class DeclarationsScope(BaseModel):
+    """A type of Pi's published `.d.ts` whose shape the chapter states: the fields it names, checked per release."""
+
+    model_config = _FROZEN
+
+    symbol: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    """The exported interface or type alias, e.g. `ToolResultEvent`."""
+    fields: tuple[str, ...] = Field(min_length=1)
+    """The fields the chapter names, as it writes them (`images?` says the field is optional)."""
+
+
+class Scopes(BaseModel):
+    """What a claim is checked against besides behaviour: Pi's documents and its type declarations."""
+
+    model_config = _FROZEN
+
+    documentation: tuple[DocumentationScope, ...] = ()
+    declarations: tuple[DeclarationsScope, ...] = ()
+
+
+class Claim(BaseModel):
+    """One claim of a chapter: the sentence(s) quoted, located and classified, as its ledger entry states it.
+
+    A chapter's ledger (`pinb.chapters.ledger`) validates its entries into `Claim`s, and the registry resolves each
+    once (`pinb.chapters.registry.claim(id)`), binding it to its chapter folder: the claim then owns its
+    `experiment` (found on first use), its `property`, and says why a backend cannot check it (`unrun`).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
     #: Stable id, `<chapter prefix>.<topic>.<slug>`, e.g. `pi-16.guard.blocks-force-push`.
     id: str
     #: The chapter's stable id, e.g. `pi-16-chapter`.
     chapter: str
-    #: The sentence(s) of the chapter that make the claim, verbatim.
-    quote: str = Field(min_length=1)
-    #: Where the quote stands: section heading and paragraph, e.g. `The guard ¶3`.
+    #: The sentence(s) of the chapter that make the claim, verbatim; a list when it quotes several passages.
+    quote: str | tuple[str, ...]
+    #: Where the quote stands: section heading and paragraph (¶) or bullet, e.g. `The guard ¶3`.
     location: str = Field(min_length=1)
     #: `runnable`: a notebook can observe it; `reported`: it can only be reported (see `reason`).
     kind: Kind = "runnable"
     #: Why a reported claim cannot be run (required for `reported`); optional note for a runnable one.
     reason: str = ""
-    #: Backend families that can check it: `standin` and/or `pi`. Empty for reported claims.
+    #: The name of the experiment in the chapter folder's `experiments.EXPERIMENTS` (the ledger's `experiment`).
+    experiment_name: str | None = Field(default=None, alias="experiment")
+    #: Backend families that can check it: `standin` and/or `pi` (default: both for a runnable claim, none for a
+    #: reported one).
     backends: tuple[str, ...] = ("standin", "pi")
+    #: What the experiment needs: `agent` (pi-agent-core alone), `app` (a session), `package` (the published
+    #: packages). Default: `app` for a runnable claim, `none` for a reported one.
+    layer: Layer = "app"
+    #: What the experiment covers and does not, shown under the quote.
+    notes: tuple[str, ...] = ()
+    #: Named faults of the stand-in (`pinb.testing.faults`) under which this claim's check must not say OBSERVED;
+    #: `pinb claims check-judges` runs them.
+    faults: tuple[str, ...] = ()
+    #: The parts of the quoted sentence(s) the check tests, each a phrase copied from the quote.
+    covers: tuple[str, ...] = ()
+    #: The parts it does not test (phrases from the quote): a check with any is shown as "OBSERVED (partial: …)".
+    uncovered: tuple[str, ...] = ()
+    #: Evidence scopes besides behaviour (`pinb scopes refresh` checks them in every release's tarball).
+    scopes: Scopes | None = None
+    #: The author's concern about the claim, its priority and the proposed response (the research brief's claim
+    #: audit; "[author]" when empty).
+    concern: str = ""
+    priority: str = ""
+    response: str = ""
+
+    #: The chapter folder the registry resolved this claim in (finds its experiment); None outside a registry.
+    _folder: Any = PrivateAttr(default=None)
 
     @field_validator("id")
     @classmethod
@@ -124,6 +196,22 @@ class Claim(BaseModel):
     def _chapter(cls, value: str) -> str:
         return _as_value_error(validate_chapter_id, value)
 
+    @field_validator("quote")
+    @classmethod
+    def _quote(cls, value: str | tuple[str, ...]) -> str | tuple[str, ...]:
+        parts = (value,) if isinstance(value, str) else value
+        if not parts or not all(part.strip() for part in parts):
+            raise ValueError("quote must be the chapter's sentence(s), not empty")
+        return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _defaults(cls, raw: Any) -> Any:
+        """A reported claim runs nowhere: no backends unless it names some (which it may not), layer `none`."""
+        if isinstance(raw, dict) and raw.get("kind") == "reported":
+            return {"backends": (), **raw, "layer": "none"}
+        return raw
+
     @field_validator("backends")
     @classmethod
     def _backends(cls, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -134,11 +222,88 @@ class Claim(BaseModel):
 
     @model_validator(mode="after")
     def _kind(self) -> Claim:
-        if self.kind == "reported" and not self.reason.strip():
-            raise ValueError(f"reported claim {self.id} needs the reason it cannot be run")
-        if self.kind == "runnable" and not self.backends:
+        if self.kind == "reported":
+            if not self.reason.strip():
+                raise ValueError(f"reported claim {self.id} needs the reason it cannot be run")
+            if self.backends or self.experiment_name or self.faults or self.covers or self.uncovered:
+                raise ValueError("a reported claim names no backends, experiment, faults, covers or uncovered")
+            return self
+        if not self.backends:
             raise ValueError(f"runnable claim {self.id} must name at least one backend")
+        if self.layer == "none":
+            raise ValueError("a runnable claim's layer is agent, app or package")
+        self._phrases_quoted()
         return self
+
+    def _phrases_quoted(self) -> None:
+        """Every `covers`/`uncovered` phrase is copied from the quote (spacing and case aside), and none is both."""
+        quoted = _plain(" ".join(self.quotes))
+        for name, phrases in (("covers", self.covers), ("uncovered", self.uncovered)):
+            for phrase in phrases:
+                if not phrase.strip():
+                    raise ValueError(f"{name}: a phrase is empty")
+                if _plain(phrase) not in quoted:
+                    raise ValueError(f"{name}: {phrase!r} is not a phrase of the quote")
+        both = {_plain(p) for p in self.covers} & {_plain(p) for p in self.uncovered}
+        if both:
+            raise ValueError(f"{sorted(both)[0]!r} is listed in both covers and uncovered")
+
+    @property
+    def quotes(self) -> tuple[str, ...]:
+        return (self.quote,) if isinstance(self.quote, str) else self.quote
+
+    @property
+    def text(self) -> str:
+        """The quote as one string (several passages joined by ` … `)."""
+        return " … ".join(self.quotes)
+
+    @property
+    def partial(self) -> bool:
+        """Whether the check leaves parts of the sentence untested (its verdict reads "OBSERVED (partial: …)")."""
+        return bool(self.uncovered)
+
+    def bind(self, folder: Any) -> Claim:
+        """Resolve the claim in its chapter folder (`folder.experiments()` names its experiments); the registry
+        does this once per claim."""
+        self._folder = folder
+        return self
+
+    @property
+    def experiment(self) -> Any | None:
+        """The experiment the ledger names (None for a reported claim, a name the chapter does not define, or a
+        claim no registry resolved)."""
+        if self._folder is None or not self.experiment_name:
+            return None
+        return self._folder.experiments().get(self.experiment_name)
+
+    @property
+    def property(self) -> Any | None:
+        """The claim's property (`pinb.chapters.properties.Property`) on the stand-in, else on Pi; None when it
+        has no experiment."""
+        experiment = self.experiment
+        if experiment is None:
+            return None
+        found = experiment.on("standin") or experiment.on("pi")
+        return getattr(found, "property", None)
+
+    def unrun(self, backend: str, pi_version: str | None = None) -> str | None:
+        """Why this claim cannot be checked on `backend` (`standin` or `pi` with its version), or None when it can."""
+        if self.kind == "reported":
+            return f"reported, not run: {self.reason}"
+        if backend not in self.backends:
+            note = f" ({self.notes[0]})" if self.notes else ""
+            return f"the {backend} backend cannot check this claim; it is checked on {', '.join(self.backends)}{note}"
+        ok, why = Backend(backend, pi_version).supports(self.layer)  # type: ignore[arg-type]
+        if not ok:
+            return why
+        experiment = self.experiment
+        if experiment is None:
+            return "no experiment is written for this claim yet"
+        return experiment.unrun(backend)
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.split()).casefold()
 
 
 class Chapter(BaseModel):

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from pinb.chapters.ch01 import experiments as exp01
-from pinb.chapters.experiments import BookExampleExperiment, ChapterRun, experiment_for, unrun_reason
-from pinb.chapters.registry import claim_spec
+from pinb.chapters.experiments import BookExampleExperiment, ChapterRun
+from pinb.chapters.registry import claim
 from pinb.errors import ReferenceError_
 from pinb.kit import claims
 from pinb.scenario import reference
@@ -70,11 +70,11 @@ def test_other_output_a_refused_ts_file_and_a_timeout_are_contradictions() -> No
 
 def test_the_example_claims_run_the_program_on_pi_and_the_port_on_the_stand_in() -> None:
     for claim_id in ("pi-01.example.three-lines", "pi-01.example.node-runs-typescript"):
-        assert isinstance(experiment_for(claim_id), BookExampleExperiment)
-    typescript = claim_spec("pi-01.example.node-runs-typescript")
-    assert typescript.kind == "runnable" and unrun_reason(typescript, "pi", "1.0.3") is None
-    assert unrun_reason(typescript, "standin", None)
-    assert unrun_reason(claim_spec("pi-01.example.three-lines"), "standin", None) is None
+        assert isinstance(claim(claim_id).experiment, BookExampleExperiment)
+    typescript = claim("pi-01.example.node-runs-typescript")
+    assert typescript.kind == "runnable" and typescript.unrun("pi", "1.0.3") is None
+    assert typescript.unrun("standin")
+    assert claim("pi-01.example.three-lines").unrun("standin") is None
 
 
 async def test_pi_backend_judges_one_run_of_the_program_and_saves_it(monkeypatch, tmp_path: Path, book: Path) -> None:

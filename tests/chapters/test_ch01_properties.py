@@ -43,7 +43,7 @@ def test_every_runnable_claim_has_a_property_covers_and_the_experiment() -> None
     runnable = [c for c in LEDGER.claims if c.kind == "runnable"]
     assert len(runnable) == 56
     properties = {**SCENARIO_PROPERTIES, **FACT_PROPERTIES, **PROGRAM_PROPERTIES}
-    assert {c.experiment for c in runnable} == set(properties)
+    assert {c.experiment_name for c in runnable} == set(properties)
     assert all(c.covers for c in runnable)
     assert all(SCENARIO_PROPERTIES[e].family is not None for e in SCENARIO_PROPERTIES)
 
@@ -178,7 +178,9 @@ def test_an_edit_keeping_the_premise_keeps_the_verdict_and_one_removing_it_is_no
 
 # --- named faults -------------------------------------------------------------------------------------------------
 
-FAULTED = sorted((c.experiment, f) for c in LEDGER.claims if c.experiment in SCENARIO_PROPERTIES for f in c.faults)
+FAULTED = sorted(
+    (c.experiment_name, f) for c in LEDGER.claims if c.experiment_name in SCENARIO_PROPERTIES for f in c.faults
+)
 
 
 @pytest.mark.parametrize(("experiment", "fault"), FAULTED)

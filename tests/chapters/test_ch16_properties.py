@@ -23,7 +23,7 @@ from pinb.chapters.ch16.guard import EVASION_CORPUS, book_patterns
 from pinb.chapters.ch16.properties import PROPERTIES
 from pinb.chapters.ch16.props_guard import commands
 from pinb.chapters.properties import Property, Witness, WitnessVerdict, judge_witness
-from pinb.chapters.registry import claim_specs
+from pinb.chapters.registry import claims
 from pinb.testing import faults
 
 #: Generated witnesses per property in the suite (seeded); `pinb claims check-properties` checks 50 by default,
@@ -69,7 +69,7 @@ def generated(claim: str) -> tuple[WitnessVerdict, ...]:
 
 
 def test_every_runnable_claim_has_a_property() -> None:
-    experiments = {spec.experiment for spec in claim_specs("pi-16-chapter") if spec.kind == "runnable"}
+    experiments = {spec.experiment_name for spec in claims("pi-16-chapter") if spec.kind == "runnable"}
     assert experiments == set(PROPERTIES)
     assert all(PROPERTIES[name].family is not None for name in PROPERTIES)
 

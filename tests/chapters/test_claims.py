@@ -9,7 +9,8 @@ import yaml
 
 from pinb.chapters import registry
 from pinb.chapters.book import missing_quotes
-from pinb.chapters.ledger import ClaimEntry, LedgerError, load_ledger, parse_ledger
+from pinb.chapters.ledger import LedgerError, load_ledger, parse_ledger
+from pinb.claims import Claim
 
 FOLDERS = registry.folders()
 ALL = [(cid, spec) for cid, found in FOLDERS.items() for spec in found.ledger.claims]
@@ -23,13 +24,14 @@ def test_claim_ids_are_unique_and_prefixed() -> None:
 
 
 @pytest.mark.parametrize(("chapter", "spec"), ALL, ids=[spec.id for _, spec in ALL])
-def test_claim_is_well_formed(chapter: str, spec: ClaimEntry) -> None:
+def test_claim_is_well_formed(chapter: str, spec: Claim) -> None:
     if spec.kind == "reported":
-        assert spec.reason and spec.backends == () and spec.experiment is None
+        assert spec.reason and spec.backends == () and spec.experiment_name is None
     else:
         assert spec.backends and set(spec.backends) <= {"standin", "pi"}
         assert spec.layer in {"agent", "app", "package"}
-        assert spec.experiment in registry.experiments(chapter), spec.experiment
+        assert spec.experiment_name in registry.experiments(chapter), spec.experiment_name
+        assert spec.experiment is registry.experiments(chapter)[spec.experiment_name]
 
 
 @pytest.mark.parametrize("chapter", list(FOLDERS))
@@ -37,11 +39,14 @@ def test_quotes_appear_in_the_chapter_text(chapter: str, book_texts: dict[str, s
     assert missing_quotes(FOLDERS[chapter].ledger, book_texts[chapter]) == []
 
 
-def test_lookup_helpers() -> None:
-    assert registry.claim_spec("pi-16.guard.blocks-force-push").layer == "app"
-    assert registry.claim_specs("pi-01-chapter") == FOLDERS["pi-01-chapter"].ledger.claims
+def test_a_claim_is_resolved_once() -> None:
+    found = registry.claim("pi-16.guard.blocks-force-push")
+    assert found.layer == "app" and found.chapter == "pi-16-chapter"
+    assert found is registry.claim(found.id) is FOLDERS["pi-16-chapter"].ledger.claim(found.id)
+    assert registry.claims("pi-01-chapter") == FOLDERS["pi-01-chapter"].ledger.claims
+    assert registry.chapters()["pi-16-chapter"].claim(found.id) is found
     with pytest.raises(KeyError):
-        registry.claim_spec("pi-99.nothing")
+        registry.claim("pi-99.nothing")
 
 
 def _raw(chapter: str) -> dict:

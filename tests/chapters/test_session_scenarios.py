@@ -9,7 +9,7 @@ import pytest
 
 from pinb.app.extensions.runner import ExtensionRunner
 from pinb.chapters.ch16 import sessions
-from pinb.chapters.experiments import experiment_for
+from pinb.chapters.registry import claim
 from pinb.scenario.model import parse_scenario
 from pinb.scenario.standin import run_on_standin
 
@@ -35,7 +35,7 @@ def test_the_claim_runs_the_scenarios_on_both_backends() -> None:
     from pinb.chapters.ch16.props_events import SESSION_BEFORE_COMPACT
     from pinb.chapters.properties import PropertyExperiment
 
-    experiment = experiment_for("pi-16.events.session-before-compact")
+    experiment = claim("pi-16.events.session-before-compact").experiment
     assert isinstance(experiment, PropertyExperiment) and experiment.property is SESSION_BEFORE_COMPACT
     assert experiment.property.hand({}).keys() == sessions.before_compact({}).keys()
 

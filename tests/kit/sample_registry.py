@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pinb.kit.claims import Chapter, Claim
+from pinb.claims import Claim
+from pinb.kit.claims import Chapter
 
 FINGERPRINT = "0" * 64
 

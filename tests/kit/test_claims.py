@@ -6,8 +6,9 @@ import pytest
 from pydantic import ValidationError
 
 from pinb import claims
+from pinb.claims import Claim
 from pinb.errors import UsageError
-from pinb.kit.claims import CLAIM_MIME, Chapter, Claim, ClaimOutcome, check, checking, mime_bundle, skip
+from pinb.kit.claims import CLAIM_MIME, Chapter, ClaimOutcome, check, checking, mime_bundle, skip
 
 
 @pytest.fixture(autouse=True)

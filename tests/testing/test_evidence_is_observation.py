@@ -22,7 +22,6 @@ from pinb.chapters.experiments import (
     PackageExperiment,
     ProbeExperiment,
     ScenarioExperiment,
-    experiment_for,
 )
 from pinb.testing.check_judges import JudgeReport
 
@@ -64,7 +63,7 @@ def _runs(words: list[str]) -> set[tuple[str, ...]]:
 
 
 def _judges(claim_id: str) -> list[Callable[..., Any]]:
-    experiment = experiment_for(claim_id)
+    experiment = registry.claim(claim_id).experiment
     if isinstance(experiment, ScenarioExperiment | PackageExperiment):
         return [experiment.judge]
     if isinstance(experiment, ProbeExperiment):

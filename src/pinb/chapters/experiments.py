@@ -23,12 +23,12 @@ from pinb.chapters import views
 from pinb.chapters.backends import run_scenario
 from pinb.chapters.display import Shown, code, table_html
 from pinb.chapters.experiment_view import ExperimentView, code_view, scenarios_view
-from pinb.chapters.ledger import ClaimEntry
 from pinb.chapters.properties import Params, PropertyExperiment, Trace
-from pinb.chapters.registry import claim_spec, claim_specs, experiment_for
+from pinb.chapters.registry import claim as claim_by_id
+from pinb.chapters.registry import claims as claims_of
 from pinb.chapters.registry import folder as chapter_folder
 from pinb.chapters.witnesses import MAX_WITNESSES, SHRINK_BUDGET, PropertyResult, seed_for
-from pinb.claims import verdict_label
+from pinb.claims import Claim, verdict_label
 from pinb.errors import UsageError
 from pinb.scenario.trace import dumps_jsonl
 
@@ -60,6 +60,9 @@ class ScenarioExperiment:
     picture: str | None = None
     """Which scenario's trace the notebook draws (default: the first)."""
 
+    def on(self, backend: str) -> ScenarioExperiment:
+        return self
+
     def unrun(self, backend: str) -> str | None:
         return None
 
@@ -67,7 +70,7 @@ class ScenarioExperiment:
         return scenarios_view(claim_id, self.scenarios(run.knobs), unrun)
 
     async def observe(
-        self, run: ChapterRun, observation: Observation, spec: ClaimEntry, view: ExperimentView | None, show: bool
+        self, run: ChapterRun, observation: Observation, claim: Claim, view: ExperimentView | None, show: bool
     ) -> Observation:
         return await run._check_scenarios(observation, self, view, show)
 
@@ -78,6 +81,9 @@ class ProbeExperiment:
 
     probe: Callable[[Params], Awaitable[tuple[Finding, dict[str, Any]]]]
 
+    def on(self, backend: str) -> ProbeExperiment | None:
+        return self if backend == "standin" else None
+
     def unrun(self, backend: str) -> str | None:
         return "this experiment probes the stand-in's Python API" if backend != "standin" else None
 
@@ -85,7 +91,7 @@ class ProbeExperiment:
         return code_view(claim_id, "probe", self.probe, "a probe of the stand-in's Python API (stand-in only)", unrun)
 
     async def observe(
-        self, run: ChapterRun, observation: Observation, spec: ClaimEntry, view: ExperimentView | None, show: bool
+        self, run: ChapterRun, observation: Observation, claim: Claim, view: ExperimentView | None, show: bool
     ) -> Observation:
         return await run._check_probe(observation, self)
 
@@ -98,6 +104,9 @@ class PackageExperiment:
     load: Callable[[str], tuple[Any, str]]
     """`load(pi_version)` → (the facts, or None and why they cannot be had); called once per notebook."""
 
+    def on(self, backend: str) -> PackageExperiment:
+        return self
+
     def unrun(self, backend: str) -> str | None:
         return None
 
@@ -106,7 +115,7 @@ class PackageExperiment:
         return code_view(claim_id, "package facts", self.judge, what, unrun)
 
     async def observe(
-        self, run: ChapterRun, observation: Observation, spec: ClaimEntry, view: ExperimentView | None, show: bool
+        self, run: ChapterRun, observation: Observation, claim: Claim, view: ExperimentView | None, show: bool
     ) -> Observation:
         return run._check_package(observation, self)
 
@@ -144,12 +153,12 @@ class BookExampleExperiment:
         return code_view(claim_id, "book program", self.judge, what, unrun)
 
     async def observe(
-        self, run: ChapterRun, observation: Observation, spec: ClaimEntry, view: ExperimentView | None, show: bool
+        self, run: ChapterRun, observation: Observation, claim: Claim, view: ExperimentView | None, show: bool
     ) -> Observation:
         ported = self.on(run.backend)
         assert ported is not None  # `unrun` said so otherwise
         if ported is not self:
-            return await ported.observe(run, observation, spec, view, show)
+            return await ported.observe(run, observation, claim, view, show)
         return await run._check_book_example(observation, self)
 
 
@@ -172,22 +181,6 @@ class Observation:
         if not self.traces:
             return []
         return self.traces[name] if name is not None else next(iter(self.traces.values()))
-
-
-def unrun_reason(spec: ClaimEntry, backend: str, pi_version: str | None) -> str | None:
-    """Why `spec` cannot be checked on this backend, or None when it can."""
-    if spec.kind == "reported":
-        return f"reported, not run: {spec.reason}"
-    if backend not in spec.backends:
-        note = f" ({spec.notes[0]})" if spec.notes else ""
-        return f"the {backend} backend cannot check this claim; it is checked on {', '.join(spec.backends)}{note}"
-    ok, why = Backend(backend, pi_version).supports(spec.layer or "none")  # type: ignore[arg-type]
-    if not ok:
-        return why
-    experiment = experiment_for(spec.id)
-    if experiment is None:
-        return "no experiment is written for this claim yet"
-    return experiment.unrun(backend)
 
 
 def check_witness_count(value: Any) -> int:
@@ -254,12 +247,12 @@ class ChapterRun:
 
     def experiment(self, claim_id: str) -> ExperimentView:
         """The claim's experiment as the notebook shows it: for scenarios, the data `check` will run (editable)."""
-        spec = claim_spec(claim_id)
-        unrun = unrun_reason(spec, self.backend, self.pi_version)
-        experiment = experiment_for(claim_id)
+        claim = claim_by_id(claim_id)
+        unrun = claim.unrun(self.backend, self.pi_version)
+        experiment = claim.experiment
         if experiment is None:
-            return ExperimentView(claim_id, "none", description=spec.reason or "no experiment", unrun=unrun)
-        return experiment.view(self, claim_id, unrun)
+            return ExperimentView(claim.id, "none", description=claim.reason or "no experiment", unrun=unrun)
+        return experiment.view(self, claim.id, unrun)
 
     async def check(self, claim_id: str, experiment: ExperimentView | None = None, show: bool = True) -> Observation:
         """Run the claim's experiment and record its outcome; or say why it stays UNRUN on this backend.
@@ -267,20 +260,20 @@ class ChapterRun:
         `experiment` is what `self.experiment(claim_id)` returned, possibly with its scenarios edited by the reader:
         those scenarios run instead of the ledger's (and the evidence says it was an edited scenario).
         """
-        observation = await self._check(claim_id, experiment, show)
+        observation = await self.observe(claim_by_id(claim_id), experiment, show)
         self._show_recorded(claim_id)
         return observation
 
-    async def _check(self, claim_id: str, view: ExperimentView | None, show: bool) -> Observation:
-        spec = claim_spec(claim_id)
-        observation = Observation(claim_id, self.label)
-        self.observations[claim_id] = observation
-        reason = unrun_reason(spec, self.backend, self.pi_version)
+    async def observe(self, claim: Claim, view: ExperimentView | None = None, show: bool = True) -> Observation:
+        """Check one claim on this run's backend and record its outcome (UNRUN with the reason where it cannot)."""
+        observation = Observation(claim.id, self.label)
+        self.observations[claim.id] = observation
+        reason = claim.unrun(self.backend, self.pi_version)
         if reason is not None:
             return self._unrun(observation, reason)
-        experiment = experiment_for(claim_id)
-        assert experiment is not None
-        return await experiment.observe(self, observation, spec, view, show)
+        experiment = claim.experiment
+        assert experiment is not None  # `unrun` said so otherwise
+        return await experiment.observe(self, observation, claim, view, show)
 
     async def _check_scenarios(
         self, observation: Observation, experiment: ScenarioExperiment, view: ExperimentView | None, show: bool
@@ -312,7 +305,7 @@ class ChapterRun:
     async def _check_property(
         self,
         observation: Observation,
-        spec: ClaimEntry,
+        claim: Claim,
         experiment: PropertyExperiment,
         view: ExperimentView | None,
         show: bool,
@@ -342,8 +335,8 @@ class ChapterRun:
                 witnesses=self.witnesses,
                 seed=seed_for(observation.claim_id, self.seed),
                 shrink_budget=SHRINK_BUDGET[self.backend],
-                covers=spec.covers,
-                uncovered=spec.uncovered,
+                covers=claim.covers,
+                uncovered=claim.uncovered,
             )
             explored = result.explored
             if self.artifacts_dir is not None:
@@ -436,15 +429,15 @@ class ChapterRun:
         return observation
 
     async def check_all(self, claim_ids: list[str] | None = None, show: bool = False) -> dict[str, Observation]:
-        for claim_id in claim_ids or [spec.id for spec in claim_specs(self.chapter_id)]:
+        for claim_id in claim_ids or [claim.id for claim in claims_of(self.chapter_id)]:
             await self.check(claim_id, show=show)
         return self.observations
 
     def summary_rows(self) -> list[dict[str, str]]:
         """One row per claim of the chapter: what this run recorded, or why it stayed UNRUN."""
         rows = []
-        for spec in claim_specs(self.chapter_id):
-            observation = self.observations.get(spec.id)
+        for claim in claims_of(self.chapter_id):
+            observation = self.observations.get(claim.id)
             if observation is None:
                 status, why = "UNRUN", "not checked in this run"
             elif observation.unrun is not None:
@@ -452,12 +445,12 @@ class ChapterRun:
             elif observation.finding is None:
                 status, why = "ERROR", "the experiment raised (see its output)"
             elif observation.result is not None:
-                status = verdict_label(observation.result.status, spec.uncovered)
+                status = verdict_label(observation.result.status, claim.uncovered)
                 why = observation.finding.evidence
             else:
                 status = "OBSERVED" if observation.finding.holds else "CONTRADICTED"
                 why = observation.finding.evidence
-            rows.append({"claim": spec.id, "kind": spec.kind, "status": status, "why": why})
+            rows.append({"claim": claim.id, "kind": claim.kind, "status": status, "why": why})
         return rows
 
     def summary(self) -> Any:
@@ -529,8 +522,6 @@ __all__ = [
     "PropertyExperiment",
     "ScenarioExperiment",
     "check_witness_count",
-    "experiment_for",
-    "unrun_reason",
 ]
 
 

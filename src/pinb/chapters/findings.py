@@ -15,7 +15,7 @@ from html import escape
 from typing import Any
 
 from pinb.chapters.display import Shown, code, table_html
-from pinb.chapters.ledger import ClaimEntry
+from pinb.claims import Claim
 
 #: Verdicts a backend's run decides a claim with (UNRUN decides nothing).
 DECIDED = ("OBSERVED", "CONTRADICTED", "ERROR")
@@ -39,12 +39,12 @@ def verdict_of(entry: Mapping[str, Any]) -> str:
     return status.removeprefix("STALE (recorded ").removesuffix(")")
 
 
-def few_words(spec: ClaimEntry) -> str:
+def few_words(spec: Claim) -> str:
     words = " ".join(spec.quotes[0].split()).split(" ")
     return " ".join(words[:WORDS]) + (" …" if len(words) > WORDS else "")
 
 
-def map_rows(claims: Sequence[ClaimEntry], recorded: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[MapRow]:
+def map_rows(claims: Sequence[Claim], recorded: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[MapRow]:
     """The findings, in ledger order: contradicted anywhere, or decided differently by different backends."""
     rows = []
     for spec in claims:
@@ -64,7 +64,7 @@ def map_rows(claims: Sequence[ClaimEntry], recorded: Mapping[str, Sequence[Mappi
     return rows
 
 
-def rest_line(claims: Sequence[ClaimEntry], recorded: Mapping[str, Sequence[Mapping[str, Any]]], shown: int) -> str:
+def rest_line(claims: Sequence[Claim], recorded: Mapping[str, Sequence[Mapping[str, Any]]], shown: int) -> str:
     """One line counting the claims the map does not list."""
     listed = {row.claim_id for row in map_rows(claims, recorded)}
     rest = [spec for spec in claims if spec.id not in listed]
@@ -81,7 +81,7 @@ def rest_line(claims: Sequence[ClaimEntry], recorded: Mapping[str, Sequence[Mapp
     return f"The other {len(rest)} of the {len(claims)} claims ({shown} listed above): {parts}."
 
 
-def findings_map(claims: Sequence[ClaimEntry], recorded: Mapping[str, Sequence[Mapping[str, Any]]]) -> Shown:
+def findings_map(claims: Sequence[Claim], recorded: Mapping[str, Sequence[Mapping[str, Any]]]) -> Shown:
     rows = map_rows(claims, recorded)
     rest = rest_line(claims, recorded, len(rows))
     head = (

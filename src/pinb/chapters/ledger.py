@@ -9,18 +9,16 @@ can). A mistake is reported as one line naming the file and the claim.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from pinb.claims import Chapter, Claim, validate_chapter_id, validate_claim_id
+from pinb.claims import Chapter, Claim, validate_chapter_id
 from pinb.errors import UsageError
 from pinb.files import FileError, read_text
 
 LEDGER_FILE = "ledger.yaml"
-BackendFamily = Literal["standin", "pi"]
-Layer = Literal["agent", "app", "package", "none"]
 
 _STRICT = ConfigDict(frozen=True, extra="forbid")
 
@@ -51,150 +49,6 @@ class Section(BaseModel):
     title: str = Field(min_length=1)
 
 
-class DocumentationScope(BaseModel):
-    """A passage of the chapter that quotes or attributes a file of Pi's published package, checked in each release."""
-
-    model_config = _STRICT
-
-    file: str = Field(pattern=r"^[A-Za-z0-9_./-]+\.md$")
-    """The file inside the package, e.g. `docs/extensions.md` or `CHANGELOG.md`."""
-    quotes: tuple[str, ...] = ()
-    """Chapter text the chapter attributes to the file: each must be in it verbatim (after normalisation)."""
-    mentions: tuple[str, ...] = ()
-    """Words a passage of the file must all contain (e.g. a changelog entry a reason depends on)."""
-
-    @model_validator(mode="after")
-    def _what(self) -> DocumentationScope:
-        if not self.quotes and not self.mentions:
-            raise ValueError(f"a documentation scope of {self.file} names the quotes or the mentions it looks for")
-        return self
-
-
-class DeclarationsScope(BaseModel):
-    """A type of Pi's published `.d.ts` whose shape the chapter states: the fields it names, checked per release."""
-
-    model_config = _STRICT
-
-    symbol: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
-    """The exported interface or type alias, e.g. `ToolResultEvent`."""
-    fields: tuple[str, ...] = Field(min_length=1)
-    """The fields the chapter names, as it writes them (`images?` says the field is optional)."""
-
-
-class Scopes(BaseModel):
-    """What a claim is checked against besides behaviour: Pi's documents and its type declarations."""
-
-    model_config = _STRICT
-
-    documentation: tuple[DocumentationScope, ...] = ()
-    declarations: tuple[DeclarationsScope, ...] = ()
-
-
-class ClaimEntry(BaseModel):
-    """One claim as the ledger states it."""
-
-    model_config = _STRICT
-
-    id: str
-    quote: str | tuple[str, ...]
-    """The sentence(s) of the chapter, verbatim; a list when the claim quotes several passages."""
-    location: str = Field(min_length=1)
-    """Section heading and paragraph (¶) or bullet, e.g. `The guard ¶3`."""
-    kind: Literal["runnable", "reported"] = "runnable"
-    reason: str = ""
-    """Why a reported claim cannot be run (required for `reported`)."""
-    experiment: str | None = None
-    """The name of the experiment in the chapter folder's `experiments.EXPERIMENTS` (required for `runnable`)."""
-    backends: tuple[BackendFamily, ...] | None = None
-    """Which backends can check it (default: both for a runnable claim, none for a reported one)."""
-    layer: Layer | None = None
-    """What the experiment needs: `agent` (pi-agent-core alone), `app` (a session), `package` (the published
-    packages). Default: `app` for a runnable claim, `none` for a reported one."""
-    notes: tuple[str, ...] = ()
-    """What the experiment covers and does not, shown under the quote."""
-    faults: tuple[str, ...] = ()
-    """Named faults of the stand-in (`pinb.testing.faults`) under which this claim's judge must not say OBSERVED;
-    `pinb claims check-judges` runs them. Every runnable claim the stand-in can check names at least one."""
-    covers: tuple[str, ...] = ()
-    """The parts of the quoted sentence(s) the check tests, each a phrase copied from the quote."""
-    uncovered: tuple[str, ...] = ()
-    """The parts it does not test (phrases from the quote): a check with any is shown as "OBSERVED (partial: …)"."""
-    scopes: Scopes | None = None
-    """Evidence scopes besides behaviour (`pinb reference scopes` checks them in every release's tarball)."""
-    concern: str = ""
-    """The author's concern about the claim (the research brief's claim audit; "[author]" when empty)."""
-    priority: str = ""
-    """The author's priority for it."""
-    response: str = ""
-    """The response the author proposes."""
-
-    @field_validator("id")
-    @classmethod
-    def _id(cls, value: str) -> str:
-        try:
-            return validate_claim_id(value)
-        except UsageError as exc:
-            raise ValueError(str(exc)) from None
-
-    @field_validator("quote")
-    @classmethod
-    def _quote(cls, value: str | tuple[str, ...]) -> str | tuple[str, ...]:
-        parts = (value,) if isinstance(value, str) else value
-        if not parts or not all(part.strip() for part in parts):
-            raise ValueError("quote must be the chapter's sentence(s), not empty")
-        return value
-
-    @model_validator(mode="after")
-    def _kind(self) -> ClaimEntry:
-        if self.kind == "reported":
-            if not self.reason.strip():
-                raise ValueError("a reported claim needs the reason it cannot be run")
-            if self.backends or self.experiment or self.faults or self.covers or self.uncovered:
-                raise ValueError("a reported claim names no backends, experiment, faults, covers or uncovered")
-            object.__setattr__(self, "backends", ())
-            object.__setattr__(self, "layer", "none")
-        else:
-            if not self.experiment:
-                raise ValueError("a runnable claim names the experiment that checks it")
-            if self.backends is None:
-                object.__setattr__(self, "backends", ("standin", "pi"))
-            if not self.backends:
-                raise ValueError("a runnable claim names at least one backend")
-            if self.layer is None:
-                object.__setattr__(self, "layer", "app")
-            if self.layer == "none":
-                raise ValueError("a runnable claim's layer is agent, app or package")
-            self._phrases_quoted()
-        return self
-
-    def _phrases_quoted(self) -> None:
-        """Every `covers`/`uncovered` phrase is copied from the quote (spacing and case aside), and none is both."""
-        quoted = _plain(" ".join(self.quotes))
-        for name, phrases in (("covers", self.covers), ("uncovered", self.uncovered)):
-            for phrase in phrases:
-                if not phrase.strip():
-                    raise ValueError(f"{name}: a phrase is empty")
-                if _plain(phrase) not in quoted:
-                    raise ValueError(f"{name}: {phrase!r} is not a phrase of the quote")
-        both = {_plain(p) for p in self.covers} & {_plain(p) for p in self.uncovered}
-        if both:
-            raise ValueError(f"{sorted(both)[0]!r} is listed in both covers and uncovered")
-
-    @property
-    def quotes(self) -> tuple[str, ...]:
-        return (self.quote,) if isinstance(self.quote, str) else self.quote
-
-    @property
-    def partial(self) -> bool:
-        """Whether the check leaves parts of the sentence untested (its verdict reads "OBSERVED (partial: …)")."""
-        return bool(self.uncovered)
-
-    @property
-    def text(self) -> str:
-        """The quote as one string (several passages joined by ` … `)."""
-        return " … ".join(self.quotes)
-
-
 class Ledger(BaseModel):
     """A chapter's ledger file."""
 
@@ -210,7 +64,8 @@ class Ledger(BaseModel):
     intro: str = ""
     """What the notebook says under its title (markdown)."""
     sections: tuple[Section, ...] = ()
-    claims: tuple[ClaimEntry, ...] = ()
+    claims: tuple[Claim, ...] = ()
+    """Each claim as the ledger states it (its `chapter` is this ledger's id)."""
 
     @field_validator("id")
     @classmethod
@@ -219,6 +74,15 @@ class Ledger(BaseModel):
             return validate_chapter_id(value)
         except UsageError as exc:
             raise ValueError(str(exc)) from None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _chapter_of_claims(cls, raw: Any) -> Any:
+        """Each claim belongs to this chapter: the ledger states it once, at the top."""
+        if isinstance(raw, dict) and isinstance(raw.get("claims"), list):
+            claims = [{**c, "chapter": raw.get("id")} if isinstance(c, dict) else c for c in raw["claims"]]
+            return {**raw, "claims": claims}
+        return raw
 
     @model_validator(mode="after")
     def _claims(self) -> Ledger:
@@ -229,6 +93,8 @@ class Ledger(BaseModel):
                 raise ValueError(f"claim {claim.id}: ids of this chapter start with {prefix!r}")
             if claim.id in seen:
                 raise ValueError(f"claim {claim.id} is listed twice")
+            if claim.kind == "runnable" and not claim.experiment_name:
+                raise ValueError(f"claim {claim.id}: a runnable claim names the experiment that checks it")
             seen.add(claim.id)
         return self
 
@@ -237,10 +103,10 @@ class Ledger(BaseModel):
         """`pi-16-chapter` → `pi-16.`: every claim id of the chapter starts with it."""
         return self.id.removesuffix("-chapter") + "."
 
-    def claim(self, claim_id: str) -> ClaimEntry | None:
+    def claim(self, claim_id: str) -> Claim | None:
         return next((c for c in self.claims if c.id == claim_id), None)
 
-    def section_of(self, claim: ClaimEntry) -> str:
+    def section_of(self, claim: Claim) -> str:
         return next((s.title for s in self.sections if claim.location.startswith(s.starts)), "Other claims")
 
     def to_chapter(self, text_fingerprint: str = "", text_note: str = "", code_fingerprint: str = "") -> Chapter:
@@ -253,23 +119,8 @@ class Ledger(BaseModel):
             text_fingerprint=text_fingerprint,
             text_note=text_note,
             code_fingerprint=code_fingerprint,
-            claims=tuple(
-                Claim(
-                    id=c.id,
-                    chapter=self.id,
-                    quote=c.text,
-                    location=c.location,
-                    kind=c.kind,
-                    reason=c.reason,
-                    backends=c.backends or (),
-                )
-                for c in self.claims
-            ),
+            claims=self.claims,
         )
-
-
-def _plain(text: str) -> str:
-    return " ".join(text.split()).casefold()
 
 
 def _where(raw: Any, loc: tuple[Any, ...]) -> str:
@@ -280,7 +131,7 @@ def _where(raw: Any, loc: tuple[Any, ...]) -> str:
         name = entry.get("id") if isinstance(entry, dict) and entry.get("id") else f"#{loc[1] + 1}"
         field = ".".join(str(part) for part in loc[2:] if not str(part).startswith(("str", "tuple")))
         return f"claim {name}" + (f" ({field})" if field else "")
-    return ".".join(str(part) for part in loc) or "the ledger"
+    return ".".join(str(part) for part in loc)
 
 
 def parse_ledger(raw: Any, source: str) -> Ledger:
@@ -293,7 +144,10 @@ def parse_ledger(raw: Any, source: str) -> Ledger:
         first = exc.errors()[0]
         message = str(first["msg"]).removeprefix("Value error, ")
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise LedgerError(f"{source}: {_where(raw, tuple(first['loc']))}: {message}{more}") from None
+        where = _where(raw, tuple(first["loc"]))
+        if not where and not message.startswith("claim "):
+            where = "the ledger"
+        raise LedgerError(f"{source}: {where + ': ' if where else ''}{message}{more}") from None
 
 
 #: A chapter's ledger is a few hundred lines; anything this large is not one.
@@ -315,12 +169,8 @@ def load_ledger(path: Path) -> Ledger:
 
 __all__ = [
     "LEDGER_FILE",
-    "ClaimEntry",
-    "DeclarationsScope",
-    "DocumentationScope",
     "Ledger",
     "LedgerError",
-    "Scopes",
     "Section",
     "TextSource",
     "load_ledger",

@@ -122,6 +122,10 @@ class PropertyExperiment:
 
     # The experiment kind's own `unrun / view / observe` (see `pinb.chapters.experiments`).
 
+    def on(self, backend: str) -> PropertyExperiment | None:
+        """What runs on this backend: the property, or nothing where its facts cannot be had."""
+        return self if self.facts is None or backend == "pi" else None
+
     def unrun(self, backend: str) -> str | None:
         if self.facts is not None and backend != "pi":
             return "this property is judged from the published Pi packages' facts (pi backend)"
@@ -138,8 +142,8 @@ class PropertyExperiment:
             view.description += f"; then {run.witnesses} generated witnesses (seeded)"
         return view
 
-    async def observe(self, run: Any, observation: Any, spec: Any, view: Any, show: bool) -> Any:
-        return await run._check_property(observation, spec, self, view, show)
+    async def observe(self, run: Any, observation: Any, claim: Any, view: Any, show: bool) -> Any:
+        return await run._check_property(observation, claim, self, view, show)
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from typing import Any
 import pinb
 import pinb.chapters as _package
 from pinb.chapters.book import chapter_text, text_note
-from pinb.chapters.ledger import LEDGER_FILE, ClaimEntry, Ledger, LedgerError, load_ledger
-from pinb.claims import Chapter
+from pinb.chapters.ledger import LEDGER_FILE, Ledger, LedgerError, load_ledger
+from pinb.claims import Chapter, Claim
 from pinb.fingerprints import code_fingerprint, fingerprint_text
 
 #: Extra folders whose chapter subfolders are discovered too (`os.pathsep`-separated).
@@ -58,6 +58,10 @@ class ChapterFolder:
         """The files this chapter's verdicts depend on (name → path): its folder and the shared code, not the
         other chapters' folders."""
         return {**_shared_code(), **_folder_files(self.folder)}
+
+    def experiments(self) -> dict[str, Any]:
+        """The chapter's experiments by name (its `experiments.EXPERIMENTS`, read on first use)."""
+        return experiments(self.id)
 
     def module(self, name: str) -> ModuleType | None:
         """The chapter's own module `name` (e.g. `experiments`), or None when the folder has none."""
@@ -101,6 +105,8 @@ def _discover() -> list[ChapterFolder]:
             if ledger.id in found:
                 raise LedgerError(f"{child / LEDGER_FILE}: chapter {ledger.id} is also in {found[ledger.id].folder}")
             found[ledger.id] = ChapterFolder(child, f"{_package.__name__}.{child.name}", ledger)
+            for claim in ledger.claims:  # resolved once: each claim finds its experiment through its folder
+                claim.bind(found[ledger.id])
     return sorted(found.values(), key=lambda f: (f.ledger.number.zfill(4), f.ledger.id))
 
 
@@ -116,7 +122,7 @@ def refresh() -> None:
 
     folders.cache_clear()
     experiments.cache_clear()
-    resolve.cache_clear()
+    _by_id.cache_clear()
     faults = sys.modules.get("pinb.testing.faults")
     if faults is not None:  # the chapters' own faults are found again with their folders
         faults.forget_chapter_faults()
@@ -145,40 +151,22 @@ def chapters(root: Path | None = None) -> dict[str, Chapter]:
     return {chapter_id: chapter(found, root) for chapter_id, found in folders().items()}
 
 
-def claim_specs(chapter_id: str) -> tuple[ClaimEntry, ...]:
-    """The chapter's claims as its ledger states them."""
+def claims(chapter_id: str) -> tuple[Claim, ...]:
+    """The chapter's claims as its ledger states them, in ledger order."""
     return folder(chapter_id).ledger.claims
 
 
-@dataclass(frozen=True)
-class ResolvedClaim:
-    """A claim resolved once: its ledger entry, its chapter folder and the experiment that checks it."""
-
-    entry: ClaimEntry
-    chapter: ChapterFolder
-
-    @property
-    def experiment(self) -> Any | None:
-        """The experiment the entry names (None for a reported claim, or a name the chapter does not define)."""
-        return experiments(self.chapter.id).get(self.entry.experiment) if self.entry.experiment else None
-
-
 @cache
-def resolve(claim_id: str) -> ResolvedClaim:
-    """The claim by id (looked up once per discovery; `KeyError` for an unknown id)."""
-    for found in folders().values():
-        entry = found.ledger.claim(claim_id) if claim_id.startswith(found.ledger.claim_prefix) else None
-        if entry is not None:
-            return ResolvedClaim(entry, found)
-    raise KeyError(claim_id)
+def _by_id() -> dict[str, Claim]:
+    return {claim.id: claim for found in folders().values() for claim in found.ledger.claims}
 
 
-def chapter_of(claim_id: str) -> ChapterFolder:
-    return resolve(claim_id).chapter
-
-
-def claim_spec(claim_id: str) -> ClaimEntry:
-    return resolve(claim_id).entry
+def claim(claim_id: str) -> Claim:
+    """The claim by id, resolved in its chapter folder (`KeyError` for an unknown id)."""
+    try:
+        return _by_id()[claim_id]
+    except KeyError:
+        raise KeyError(claim_id) from None
 
 
 @cache
@@ -188,28 +176,16 @@ def experiments(chapter_id: str) -> dict[str, Any]:
     return dict(getattr(module, "EXPERIMENTS", {})) if module is not None else {}
 
 
-def experiment_for(claim_id: str) -> Any | None:
-    """The experiment the claim's ledger entry names, or None (no experiment of that name, or a reported claim)."""
-    try:
-        return resolve(claim_id).experiment
-    except KeyError:
-        return None
-
-
 __all__ = [
     "CHAPTERS_ENV",
     "Chapter",
     "ChapterFolder",
-    "ResolvedClaim",
     "chapter",
-    "chapter_of",
     "chapters",
-    "claim_spec",
-    "claim_specs",
-    "experiment_for",
+    "claim",
+    "claims",
     "experiments",
     "folder",
     "folders",
     "refresh",
-    "resolve",
 ]

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pinb.chapters.ledger import ClaimEntry, Ledger
+from pinb.chapters.ledger import Ledger
+from pinb.claims import Claim
 from pinb.fingerprints import normalise
 
 MIN_WORDS = 3
@@ -28,7 +29,7 @@ class Uncovered:
     """Offset in the normalised chapter text."""
 
 
-def covered_phrases(claim: ClaimEntry) -> list[str]:
+def covered_phrases(claim: Claim) -> list[str]:
     """The passages a claim covers: its `covers` phrases (when the ledger gives them) or quotes, and its
     documentation scopes' quotes."""
     covers = [str(phrase) for phrase in getattr(claim, "covers", ()) or ()]

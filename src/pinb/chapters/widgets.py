@@ -127,10 +127,10 @@ def claim_judge(claim_id: str, scenario: str | None = None, knobs: Mapping[str, 
     removed the premise), or an unported claim's judge."""
     from pinb.chapters.experiments import ScenarioExperiment, judge
     from pinb.chapters.properties import PropertyExperiment, Witness, judge_witness
-    from pinb.chapters.registry import experiment_for
+    from pinb.chapters.registry import claim
 
     params = dict(knobs or {})
-    experiment = experiment_for(claim_id)
+    experiment = claim(claim_id).experiment
     if isinstance(experiment, PropertyExperiment):
         prop = experiment.property
         name = scenario or prop.picture or next(iter(prop.hand(params)))

@@ -16,7 +16,6 @@ only when something runs.
 from pinb.kit.claims import (
     CLAIM_MIME,
     Chapter,
-    Claim,
     ClaimCheck,
     ClaimOutcome,
     check,
@@ -30,7 +29,6 @@ from pinb.kit.project import Project, load_project
 __all__ = [
     "CLAIM_MIME",
     "Chapter",
-    "Claim",
     "ClaimCheck",
     "ClaimOutcome",
     "Project",

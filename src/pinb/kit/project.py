@@ -17,8 +17,9 @@ from typing import Any, Protocol
 
 from pinb import __version__
 from pinb.backends import PI_MODELLED_VERSION, Backend
+from pinb.claims import Claim
 from pinb.errors import KitError
-from pinb.kit.claims import Claim, validate_chapter_id
+from pinb.kit.claims import validate_chapter_id
 from pinb.kit.fingerprint import code_fingerprint
 from pinb.kit.notebook import notebook_fingerprint, read_notebook
 from pinb.kit.record import Inputs

@@ -231,7 +231,7 @@ def _audit_row(chapter: ChapterLike, status: ClaimStatus) -> AuditRow:
     claim = next(c for c in chapter.claims if c.id == status.claim_id)
     return AuditRow(
         claim_id=claim.id,
-        quote=claim.quote,
+        quote=claim.text,
         location=claim.location,
         kind=claim.kind,
         backends=claim.backends,

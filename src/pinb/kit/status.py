@@ -32,8 +32,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from pinb.backends import Backend
+from pinb.claims import Claim
 from pinb.errors import KitError
-from pinb.kit.claims import BACKEND_RE, Claim, ClaimOutcome, Outcome, backend_family, verdict_label
+from pinb.kit.claims import BACKEND_RE, ClaimOutcome, Outcome, backend_family, verdict_label
 from pinb.kit.claims import Verdict as Status
 from pinb.kit.project import ChapterLike, Project
 from pinb.kit.store import StoredRun

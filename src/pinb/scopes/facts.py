@@ -13,7 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from pinb.chapters.ledger import ClaimEntry, DeclarationsScope, DocumentationScope, Ledger
+from pinb.chapters.ledger import Ledger
+from pinb.claims import Claim, DeclarationsScope, DocumentationScope
 from pinb.scopes.declarations import FieldCheck, Shape, check_fields
 from pinb.scopes.documentation import Mention, PassageCheck, check_quote, find_mentions
 from pinb.scopes.tarballs import Release, version_key
@@ -69,7 +70,7 @@ def facts_path(version: str, folder: Path | None = None) -> Path:
     return (folder or facts_dir()) / f"pi-coding-agent-{version}.json"
 
 
-def scoped_claims(ledgers: Iterable[Ledger]) -> list[tuple[ClaimEntry, str]]:
+def scoped_claims(ledgers: Iterable[Ledger]) -> list[tuple[Claim, str]]:
     """(claim, chapter id) of every claim with scopes, in book order."""
     return [(claim, ledger.id) for ledger in ledgers for claim in ledger.claims if claim.scopes]
 

@@ -27,13 +27,13 @@ from pinb.testing.judges import ajudge, standin_reason
 
 def claim_faults(chapter_ids: Sequence[str] = ()) -> dict[str, tuple[str, ...]]:
     """Which faults each runnable claim names (the `faults` list of its ledger entry)."""
-    from pinb.chapters.registry import chapters, claim_specs
+    from pinb.chapters.registry import chapters, claims
 
     return {
-        spec.id: tuple(spec.faults)
+        claim.id: claim.faults
         for chapter_id in (chapter_ids or chapters())
-        for spec in claim_specs(chapter_id)
-        if spec.kind == "runnable"
+        for claim in claims(chapter_id)
+        if claim.kind == "runnable"
     }
 
 
@@ -198,9 +198,9 @@ def _same_on_pi(claim_id: str) -> bool:
     """Whether real Pi ran the experiment the stand-in runs (not so for the book's TypeScript program, which Node
     runs as printed while the stand-in runs its port): only then is Pi's verdict the stand-in's baseline."""
     from pinb.chapters.experiments import BookExampleExperiment
-    from pinb.chapters.registry import experiment_for
+    from pinb.chapters.registry import claim
 
-    return not isinstance(experiment_for(claim_id), BookExampleExperiment)
+    return not isinstance(claim(claim_id).experiment, BookExampleExperiment)
 
 
 def render_text(report: JudgeReport) -> str:

@@ -20,9 +20,9 @@ FIRST = "first"
 
 def fault_for(claim_id: str, choice: str) -> str | None:
     """Which fault to show for this claim: its first named one (`first`), or `choice` when the claim names it."""
-    from pinb.chapters.registry import claim_spec
+    from pinb.chapters.registry import claim
 
-    named = tuple(claim_spec(claim_id).faults)
+    named = claim(claim_id).faults
     if choice == FIRST:
         return named[0] if named else None
     return choice if choice in named else None

@@ -31,10 +31,9 @@ class Verdict:
 
 def standin_reason(claim_id: str) -> str | None:
     """Why the stand-in cannot check this claim (None when it can)."""
-    from pinb.chapters.experiments import unrun_reason
-    from pinb.chapters.registry import claim_spec
+    from pinb.chapters.registry import claim
 
-    return unrun_reason(claim_spec(claim_id), "standin", None)
+    return claim(claim_id).unrun("standin")
 
 
 async def ajudge(
@@ -62,10 +61,10 @@ async def _judge_property(
     claim_id: str, experiment: Any, knobs: dict[str, Any], fault: str | None, witnesses: int
 ) -> Verdict:
     from pinb.chapters.backends import run_scenario, run_standin_sync
-    from pinb.chapters.registry import claim_spec
+    from pinb.chapters.registry import claim
     from pinb.chapters.witnesses import assess, seed_for
 
-    spec = claim_spec(claim_id)
+    spec = claim(claim_id)
     prop = experiment.property
 
     async def run(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -91,12 +90,12 @@ async def _judge(claim_id: str, knobs: dict[str, Any], fault: str | None, witnes
         BookExampleExperiment,
         ProbeExperiment,
         ScenarioExperiment,
-        experiment_for,
     )
     from pinb.chapters.experiments import judge as call_judge
     from pinb.chapters.properties import PropertyExperiment
+    from pinb.chapters.registry import claim
 
-    experiment = experiment_for(claim_id)
+    experiment = claim(claim_id).experiment
     if isinstance(experiment, BookExampleExperiment):
         experiment = experiment.standin
     try:

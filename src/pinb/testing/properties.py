@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pinb.backends import PI_MODELLED_VERSION
+from pinb.claims import Claim
 from pinb.errors import PinbError, UsageError
 
 #: Generated witnesses per claim when `--witnesses` is not given.
@@ -25,25 +26,24 @@ MAX_NOT_EXERCISED = 0.2
 EXIT: dict[str, int] = {"OBSERVED": 0, "CONTRADICTED": 1, "NOT EXERCISED": 3, "ERROR": 4}
 
 
-def _spec(claim_id: str) -> Any:
-    from pinb.chapters.registry import claim_spec
+def _claim(claim_id: str) -> Claim:
+    from pinb.chapters.registry import claim
 
     try:
-        spec = claim_spec(claim_id)
+        found = claim(claim_id)
     except KeyError:
         raise UsageError(f"unknown claim {claim_id!r}: `pinb status` lists the claims") from None
-    if spec.kind != "runnable":
-        raise UsageError(f"claim {claim_id} is reported, not runnable: {spec.reason}")
-    return spec
+    if found.kind != "runnable":
+        raise UsageError(f"claim {claim_id} is reported, not runnable: {found.reason}")
+    return found
 
 
-def _property(claim_id: str) -> Any:
+def _property(claim: Claim) -> Any:
     from pinb.chapters.properties import PropertyExperiment
-    from pinb.chapters.registry import experiment_for
 
-    experiment = experiment_for(claim_id)
+    experiment = claim.experiment
     if not isinstance(experiment, PropertyExperiment):
-        raise UsageError(f"claim {claim_id} is not checked as a property yet (its experiment has no witnesses)")
+        raise UsageError(f"claim {claim.id} is not checked as a property yet (its experiment has no witnesses)")
     return experiment
 
 
@@ -107,16 +107,14 @@ async def check_property(
     """The claim's property on its hand-written witness (or `scenarios`) and `witnesses` generated ones."""
     from pinb.backends import Backend
     from pinb.chapters.backends import run_pi_sync, run_scenario, run_standin_sync
-    from pinb.chapters.experiments import unrun_reason
-    from pinb.chapters.registry import chapter_of
     from pinb.chapters.witnesses import SHRINK_BUDGET, assess, seed_for
 
-    spec = _spec(claim_id)
-    experiment = _property(claim_id)
+    spec = _claim(claim_id)
+    experiment = _property(spec)
     version = pi_version if backend == "pi" else None
     label = Backend(backend, version).label  # type: ignore[arg-type]
-    chapter = chapter_of(claim_id).id
-    reason = unrun_reason(spec, backend, version)
+    chapter = spec.chapter
+    reason = spec.unrun(backend, version)
     if reason is not None:
         return PropertyCheck(claim_id, chapter, "UNRUN", reason, label)
     prop = experiment.property
@@ -166,7 +164,7 @@ def witness_count(text: str) -> int:
 def property_claims(chapter_ids: Sequence[str]) -> list[str]:
     """The runnable claims of the chapters (default: every chapter) whose experiment is a property."""
     from pinb.chapters.properties import PropertyExperiment
-    from pinb.chapters.registry import claim_specs, experiment_for, folders
+    from pinb.chapters.registry import claims, folders
 
     known = folders()
     for chapter_id in chapter_ids:
@@ -175,25 +173,25 @@ def property_claims(chapter_ids: Sequence[str]) -> list[str]:
     return [
         spec.id
         for chapter_id in (chapter_ids or list(known))
-        for spec in claim_specs(chapter_id)
-        if spec.kind == "runnable" and isinstance(experiment_for(spec.id), PropertyExperiment)
+        for spec in claims(chapter_id)
+        if spec.kind == "runnable" and isinstance(spec.experiment, PropertyExperiment)
     ]
 
 
 async def check_properties(
     chapter_ids: Sequence[str], backend: str, pi_version: str | None, witnesses: int, progress: bool = True
 ) -> list[PropertyCheck]:
-    from pinb.chapters.registry import chapter_of
+    from pinb.chapters.registry import claim
     from pinb.testing.check_judges import pi_baselines
 
     claims = property_claims(chapter_ids)
-    baselines = pi_baselines(sorted({chapter_of(claim).id for claim in claims}))
+    baselines = pi_baselines(sorted({claim(claim_id).chapter for claim_id in claims}))
     checks = []
     for n, claim_id in enumerate(claims, 1):
         try:
             check = await check_property(claim_id, backend, pi_version, witnesses)
         except PinbError as exc:  # e.g. real Pi is not installed: that claim is an ERROR, the others still run
-            check = PropertyCheck(claim_id, chapter_of(claim_id).id, "ERROR", str(exc), backend)
+            check = PropertyCheck(claim_id, claim(claim_id).chapter, "ERROR", str(exc), backend)
         recorded = baselines.get(claim_id)
         if recorded is not None:
             check = replace(check, baseline=recorded[0])
@@ -227,8 +225,7 @@ def load_witness(claim_id: str, files: Sequence[str]) -> dict[str, dict[str, Any
     """The reader's scenario files as the claim's witness: each file's stem names the scenario it stands for."""
     from pinb.scenario.model import parse_scenario
 
-    _spec(claim_id)
-    experiment = _property(claim_id)
+    experiment = _property(_claim(claim_id))
     hand = experiment.property.hand({})
     found: dict[str, dict[str, Any]] = {}
     for file in files:
@@ -264,8 +261,7 @@ def write_experiment(claim_id: str, out: Path, witnesses: int = 0) -> list[Path]
     (`OUT/gen-N/<scenario>.json`), the files `pinb claims check --scenario` takes."""
     from pinb.chapters.witnesses import draw, seed_for
 
-    _spec(claim_id)
-    prop = _property(claim_id).property
+    prop = _property(_claim(claim_id)).property
     sets = [("", prop.hand({}))]
     sets += [(f"gen-{n}", scenarios) for n, scenarios in enumerate(draw(prop, {}, witnesses, seed_for(claim_id)), 1)]
     written = []

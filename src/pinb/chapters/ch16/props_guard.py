@@ -49,9 +49,9 @@ def _hand(build: Callable[[Params], dict[str, dict[str, Any]]]) -> dict[str, dic
 
 @functools.cache
 def _quote(claim_id: str) -> str:
-    from pinb.chapters.registry import claim_spec
+    from pinb.chapters.registry import claim
 
-    return " ".join(claim_spec(claim_id).quotes)
+    return " ".join(claim(claim_id).quotes)
 
 
 def inspected_tools() -> set[str]:

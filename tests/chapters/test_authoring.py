@@ -54,7 +54,7 @@ claims:
 """
 
 EXPERIMENTS = '''\
-"""The sample chapter's experiments (a test fixture)."""
+"""The sample chapter's experiments (a test fixture): each claim as a property."""
 
 from __future__ import annotations
 
@@ -62,18 +62,30 @@ from typing import Any
 
 from pinb.chapters import scenarios as sc
 from pinb.chapters import tq
-from pinb.chapters.experiments import Experiment, Finding, Params, ScenarioExperiment, Trace
+from pinb.chapters.experiments import Experiment
+from pinb.chapters.properties import Params, Premise, Property, PropertyExperiment, Witness
 
 
 def _word_count(params: Params) -> dict[str, dict[str, Any]]:
     return {"word-count": sc.word_count("agent")}
 
 
-def judge_one_request(traces: dict[str, Trace]) -> Finding:
-    lines = traces["word-count"]
-    turns = len(tq.events(tq.listener(lines), "turn_start"))
-    requests = len(tq.requests(lines))
-    return Finding(turns == requests and turns > 0, f"{turns} turns, {requests} model requests")
+def _turns_and_requests(w: Witness) -> dict[str, int]:
+    lines = w.traces["word-count"]
+    return {"turns": len(tq.events(tq.listener(lines), "turn_start")), "model requests": len(tq.requests(lines))}
+
+
+def _one_request_per_reply(w: Witness) -> dict[str, int]:
+    replies = len(w.scenarios["word-count"]["responses"])
+    return {"turns": replies, "model requests": replies}
+
+
+ONE_REQUEST = Property(
+    _word_count,
+    lambda w: Premise(len(w.scenarios["word-count"]["responses"]) > 0, "a run with scripted replies"),
+    _one_request_per_reply,
+    _turns_and_requests,
+)
 
 
 def _two_extensions(params: Params) -> dict[str, dict[str, Any]]:
@@ -82,14 +94,17 @@ def _two_extensions(params: Params) -> dict[str, dict[str, Any]]:
     return {"order": sc.app("sample-load-order", "Hello.", [sc.text("Hi.")], extensions=[first, second])}
 
 
-def judge_load_order(traces: dict[str, Trace]) -> Finding:
-    ran = [line.get("handler") for line in tq.ext_lines(traces["order"], "agent_start")]
-    return Finding(ran == ["first", "second"], f"agent_start handlers ran in the order {ran}")
-
+LOAD_ORDER = Property(
+    _two_extensions,
+    lambda w: Premise(len(w.scenarios["order"]["extensions"]) >= 2, "agent_start handlers in two extensions"),
+    lambda w: [e["handlers"][0]["label"] for e in w.scenarios["order"]["extensions"]],
+    lambda w: [line.get("handler") for line in tq.ext_lines(w.traces["order"], "agent_start")],
+    words=lambda order: "agent_start handlers ran in the order " + " → ".join(map(str, order)),
+)
 
 EXPERIMENTS: dict[str, Experiment] = {
-    "turn.one-request": ScenarioExperiment(_word_count, judge_one_request),
-    "handlers.load-order": ScenarioExperiment(_two_extensions, judge_load_order),
+    "turn.one-request": PropertyExperiment(ONE_REQUEST),
+    "handlers.load-order": PropertyExperiment(LOAD_ORDER),
 }
 '''
 
@@ -229,7 +244,7 @@ def test_adding_or_editing_a_chapter_leaves_the_other_chapters_current(
         edited = Project(root=REPO, chapters=registry.chapters())
         assert edited.chapters["pi-90-chapter"].code_fingerprint == sample.code_fingerprint
 
-        (folder / "experiments.py").write_text(EXPERIMENTS.replace('["first", "second"]', '["second", "first"]'))
+        (folder / "experiments.py").write_text(EXPERIMENTS.replace('"Hello."', '"Hello again."'))
         registry.refresh()
         changed = Project(root=REPO, chapters=registry.chapters())
         assert changed.chapters["pi-90-chapter"].code_fingerprint != sample.code_fingerprint

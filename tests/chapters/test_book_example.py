@@ -1,4 +1,5 @@
-"""Chapter 01's example claims judged from runs of the book's own program (the committed records; no Node here)."""
+"""Chapter 01's example claims: their properties judged on runs of the book's own program (the committed records;
+no Node here)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pinb.chapters.ch01 import experiments as exp01
+from pinb.chapters.ch01.props_packages import PROGRAM_PROPERTIES
 from pinb.chapters.experiments import BookExampleExperiment, ChapterRun
+from pinb.chapters.properties import Witness, WitnessVerdict, judge_witness
 from pinb.chapters.registry import claim
 from pinb.errors import ReferenceError_
 from pinb.kit import claims
@@ -21,26 +23,33 @@ def _recorded(version: str) -> BookExampleRun:
     return reference.recorded_book_example(EXAMPLE, version)
 
 
+def _judge(name: str, run: BookExampleRun) -> WitnessVerdict:
+    """The claim's property (`PROGRAM_PROPERTIES[name]`) on one run of the book's program."""
+    return judge_witness(PROGRAM_PROPERTIES[name], Witness(f"pi@{run.pi_version}", {}, {}, {"run": run}))
+
+
+THREE, PINNED, NODE = "example.three-lines", "example.runs-on-pinned-packages", "example.node-runs-typescript"
+
+
 def test_on_1_0_3_the_program_prints_the_three_lines_and_every_example_claim_holds() -> None:
     run = _recorded("1.0.3")
-    three = exp01.judge_book_three_lines(run)
-    assert three.holds and "stop: toolUse | tool: word_count" in three.evidence and "pi-ai 1.0.3" in three.evidence
-    assert exp01.judge_book_runs_on_pinned(run).holds
-    node = exp01.judge_node_runs_typescript(run)
-    assert node.holds and "exit code 0" in node.evidence
+    three = _judge(THREE, run)
+    assert three.status == "OBSERVED" and 'stop: toolUse → tool: word_count {"words":4}' in three.observed
+    assert "Pi 1.0.3" in three.premise
+    assert _judge(PINNED, run).status == "OBSERVED"
+    assert _judge(NODE, run).status == "OBSERVED"
 
 
 def test_on_1_6_0_the_program_fails_at_import_and_the_output_claims_are_contradicted() -> None:
     run = _recorded("1.6.0")
-    for judge in (exp01.judge_book_three_lines, exp01.judge_book_runs_on_pinned):
-        finding = judge(run)
-        assert not finding.holds
-        assert finding.evidence.startswith("on Pi 1.6.0 the book's program fails at import: SyntaxError")
-        assert "does not provide an export named 'Type'" in finding.evidence
-        assert "(at ch01-agent-core.ts:3)" in finding.evidence
+    for name in (THREE, PINNED):
+        verdict = _judge(name, run)
+        assert verdict.status == "CONTRADICTED"
+        assert verdict.observed.startswith("(exit code 1) SyntaxError")
+        assert "does not provide an export named 'Type'" in verdict.observed
     # Node did execute the TypeScript itself: the failure is in linking an import, after parsing.
-    node = exp01.judge_node_runs_typescript(run)
-    assert node.holds and "stripped its types itself" in node.evidence
+    node = _judge(NODE, run)
+    assert node.status == "OBSERVED" and "Node refused the TypeScript: no" in node.observed
 
 
 def _variant(**changes: object) -> BookExampleRun:
@@ -49,23 +58,29 @@ def _variant(**changes: object) -> BookExampleRun:
 
 def test_other_output_a_refused_ts_file_and_a_timeout_are_contradictions() -> None:
     other = _variant(stdout='stop: toolUse\ntool: word_count {"words":5}\nstop: stop\n')
-    assert not exp01.judge_book_three_lines(other).holds
-    assert not exp01.judge_book_runs_on_pinned(_variant(stdout="stop: toolUse\n")).holds
+    assert _judge(THREE, other).status == "CONTRADICTED"
+    assert _judge(PINNED, _variant(stdout="stop: toolUse\n")).status == "CONTRADICTED"
     refused = _variant(
         exit_code=1,
         stdout="",
         stderr_head=['TypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension ".ts" for <example-folder>/x.ts'],
     )
-    finding = exp01.judge_node_runs_typescript(refused)
-    assert not finding.holds and "refused" in finding.evidence
-    assert not exp01.judge_node_runs_typescript(_variant(node="v20.19.0")).holds
-    assert not exp01.judge_node_runs_typescript(_variant(command=["node", "--experimental-strip-types", "x.ts"])).holds
+    verdict = _judge(NODE, refused)
+    assert verdict.status == "CONTRADICTED" and "Node refused the TypeScript: yes" in verdict.observed
+    assert _judge(NODE, _variant(node="v20.19.0")).status == "CONTRADICTED"
+    assert _judge(NODE, _variant(command=["node", "--experimental-strip-types", "x.ts"])).status == "CONTRADICTED"
     stopped = _variant(exit_code=None, timed_out=True, stdout="", stderr_head=["stopped after 60 s"])
-    assert not exp01.judge_book_three_lines(stopped).holds
-    assert not exp01.judge_node_runs_typescript(stopped).holds
+    assert _judge(THREE, stopped).status == "CONTRADICTED"
+    assert _judge(NODE, stopped).status == "CONTRADICTED"
     runtime = _variant(exit_code=1, stdout="", stderr_head=["file:///x.ts:9", "TypeError: boom"])
-    assert not exp01.judge_node_runs_typescript(runtime).holds
-    assert "fails: TypeError: boom" in exp01.judge_book_three_lines(runtime).evidence
+    assert _judge(NODE, runtime).status == "CONTRADICTED"
+    assert "TypeError: boom" in _judge(THREE, runtime).observed
+
+
+def test_without_a_run_the_program_claims_are_not_exercised() -> None:
+    for name in (THREE, PINNED, NODE):
+        verdict = judge_witness(PROGRAM_PROPERTIES[name], Witness("pi@9.9.9", {}, {}, {"run": None, "why": "none"}))
+        assert verdict.status == "NOT EXERCISED"
 
 
 def test_the_example_claims_run_the_program_on_pi_and_the_port_on_the_stand_in() -> None:
@@ -97,7 +112,7 @@ async def test_pi_backend_judges_one_run_of_the_program_and_saves_it(monkeypatch
         ("contradicted", "pi@1.6.0"),
         ("holds", "pi@1.6.0"),
     ]
-    assert "export named 'Type'" in recorded[0].evidence
+    assert "export named 'Type'" in recorded[0].evidence and recorded[0].witnesses[0].status == "CONTRADICTED"
     assert calls == [(EXAMPLE, "1.6.0")]
     assert (tmp_path / f"book-example-{EXAMPLE}.json").is_file()
     assert run.observations["pi-01.example.three-lines"].shown["book_example"]["exit_code"] == 1
@@ -116,9 +131,9 @@ async def test_a_missing_install_is_an_error_never_a_holds(monkeypatch, book: Pa
 async def test_stand_in_evidence_says_it_is_the_port_not_the_books_program() -> None:
     run = ChapterRun("pi-01-chapter", "standin")
     observation = await run.check("pi-01.example.three-lines", show=False)
-    assert observation.finding is not None and observation.finding.holds
-    assert observation.finding.evidence.startswith("the stand-in's port of the program")
-    assert "not the book's TypeScript program" in observation.finding.evidence
+    assert observation.status == "OBSERVED"
+    assert observation.evidence.startswith("expected printed by the stand-in's port of the program")
+    assert "not the book's TypeScript program" in observation.evidence
 
 
 @pytest.mark.parametrize("version", ["1.0.3", "1.6.0"])

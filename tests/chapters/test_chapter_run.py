@@ -12,7 +12,7 @@ async def test_check_records_an_outcome_and_saves_the_trace(tmp_path: Path) -> N
     observation = await run.check("pi-01.example.three-lines", show=False)
     recorded = claims.recorded()[before:]
     assert [(o.claim_id, o.outcome, o.backend) for o in recorded] == [("pi-01.example.three-lines", "holds", "standin")]
-    assert observation.finding is not None and "stop: toolUse" in observation.finding.evidence
+    assert observation.status == "OBSERVED" and "stop: toolUse" in observation.evidence
     assert (tmp_path / "ch01-word-count-agent.jsonl").is_file()
 
 

@@ -42,8 +42,8 @@ def test_quotes_appear_in_the_chapter_text(chapter: str, book_texts: dict[str, s
 def test_a_claim_is_resolved_once() -> None:
     found = registry.claim("pi-16.guard.blocks-force-push")
     assert found.layer == "app" and found.chapter == "pi-16-chapter"
-    assert found is registry.claim(found.id) is FOLDERS["pi-16-chapter"].ledger.claim(found.id)
-    assert registry.claims("pi-01-chapter") == FOLDERS["pi-01-chapter"].ledger.claims
+    assert found is registry.claim(found.id) is registry.folder("pi-16-chapter").ledger.claim(found.id)
+    assert registry.claims("pi-01-chapter") == registry.folder("pi-01-chapter").ledger.claims
     assert registry.chapters()["pi-16-chapter"].claim(found.id) is found
     with pytest.raises(KeyError):
         registry.claim("pi-99.nothing")

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from pinb.chapters import registry
-from pinb.chapters.experiments import PropertyExperiment, ScenarioExperiment
+from pinb.chapters.experiments import BookExampleExperiment, PropertyExperiment
 from pinb.chapters.registry import claim
 from pinb.scenario.model import parse_scenario
 
@@ -13,14 +13,21 @@ def test_every_runnable_claim_has_an_experiment_or_a_stated_gap() -> None:
     assert missing == []
 
 
+def test_every_runnable_claim_is_judged_by_a_property_on_every_backend_it_names() -> None:
+    for spec in ALL:
+        if spec.kind != "runnable":
+            continue
+        assert isinstance(spec.experiment, PropertyExperiment | BookExampleExperiment), spec.id
+        for backend in spec.backends:
+            ran = spec.experiment.on(backend)
+            assert ran is None or ran.property is not None, (spec.id, backend)
+
+
 def test_every_scenario_the_experiments_build_is_valid() -> None:
     for spec in ALL:
-        experiment = spec.experiment
-        built = experiment.scenarios({}) if isinstance(experiment, ScenarioExperiment) else {}
-        if isinstance(experiment, PropertyExperiment):
-            built = experiment.property.hand({})
-        if built:
-            for name, scenario in built.items():
+        for backend in ("standin", "pi"):
+            ran = spec.experiment.on(backend) if spec.experiment is not None else None
+            for name, scenario in (ran.property.hand({}) if ran is not None else {}).items():
                 parse_scenario(scenario, source=f"{spec.id}/{name}")
 
 

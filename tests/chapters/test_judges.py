@@ -1,98 +1,142 @@
-"""The judges read traces and can fail: each is run on a trace that agrees with the book and on one that does not."""
+"""Each claim's property reads the traces and can fail: its hand witness, run on the stand-in, agrees with the book,
+and the same traces with one realistic bug in them (a swapped event, a dropped request, a result the guard let
+through) do not."""
 
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
-from pinb.chapters import common
+from pinb.chapters import registry
+from pinb.chapters.backends import run_standin_sync
+from pinb.chapters.ch01 import assembly
 from pinb.chapters.ch01 import experiments as exp01
+from pinb.chapters.ch01.program import printed_output
 from pinb.chapters.ch16 import experiments as exp16
 from pinb.chapters.ch16.experiments import diagram_violations
+from pinb.chapters.properties import Property, Witness, WitnessVerdict, judge_witness
 
-from .traces import guard_trace, parallel_tools_trace, word_count_trace
+from .traces import parallel_tools_trace, word_count_trace
+
+Traces = dict[str, list[dict[str, Any]]]
+
+
+def _property(chapter: str, experiment: str) -> Property:
+    ran = registry.experiments(chapter)[experiment].on("standin")
+    assert ran is not None
+    return ran.property
+
+
+@functools.cache
+def _hand_traces(chapter: str, experiment: str) -> Traces:
+    return {name: run_standin_sync(s) for name, s in _property(chapter, experiment).hand({}).items()}
+
+
+def _hand(chapter: str, experiment: str) -> Traces:
+    return copy.deepcopy(_hand_traces(chapter, experiment))
+
+
+def _verdict(chapter: str, experiment: str, traces: Traces) -> WitnessVerdict:
+    prop = _property(chapter, experiment)
+    return judge_witness(prop, Witness("hand", prop.hand({}), traces))
+
+
+def _ch01(experiment: str, traces: Traces) -> WitnessVerdict:
+    return _verdict("pi-01-chapter", experiment, traces)
+
+
+def _ch16(experiment: str, traces: Traces) -> WitnessVerdict:
+    return _verdict("pi-16-chapter", experiment, traces)
 
 
 def test_three_lines_holds_on_the_books_output_and_fails_otherwise() -> None:
     trace = word_count_trace()
-    assert exp01.printed_output() == ["stop: toolUse", 'tool: word_count {"words":4}', "stop: stop"]  # the quote
-    assert exp01.example_lines(trace) == exp01.printed_output()
-    assert exp01.judge_three_lines({"word-count": trace}).holds
+    assert printed_output() == ["stop: toolUse", 'tool: word_count {"words":4}', "stop: stop"]  # the quote
+    assert exp01.example_lines(trace) == printed_output()
+    assert _ch01("example.three-lines", {"word-count": trace}).status == "OBSERVED"
     changed = copy.deepcopy(trace)
     next(line for line in changed if line["type"] == "tool_execution_end")["details"] = {"words": 5}
-    finding = exp01.judge_three_lines({"word-count": changed})
-    assert not finding.holds and '{"words":5}' in finding.evidence
+    verdict = _ch01("example.three-lines", {"word-count": changed})
+    assert verdict.status == "CONTRADICTED" and '{"words":5}' in verdict.observed
 
 
-def test_records_executes_records_needs_the_order() -> None:
-    trace = word_count_trace()
-    assert exp01.judge_records_executes_records({"word-count": trace}).holds
-    swapped = copy.deepcopy(trace)
-    start = next(i for i, line in enumerate(swapped) if line["type"] == "tool_execution_start")
-    end = next(i for i, line in enumerate(swapped) if line["type"] == "tool_execution_end")
-    swapped[start], swapped[end] = swapped[end], swapped[start]
-    assert not exp01.judge_records_executes_records({"word-count": swapped}).holds
+def test_records_executes_records_needs_the_results_recorded_in_the_turn() -> None:
+    traces = _hand("pi-01-chapter", "loop.records-executes-records")
+    assert _ch01("loop.records-executes-records", traces).status == "OBSERVED"
+    # The turn ends before the tool's result is recorded (the fault turn-end-before-tool-results, in the trace).
+    early = copy.deepcopy(traces)
+    lines = early["word-count"]
+    end = lines.pop(next(i for i, line in enumerate(lines) if line["type"] == "turn_end"))
+    lines.insert(next(i for i, line in enumerate(lines) if line["type"] == "tool_execution_end"), end)
+    assert _ch01("loop.records-executes-records", early).status == "CONTRADICTED"
+    # The next request does not carry the result (tool-results-not-in-context).
+    for line in traces["word-count"]:
+        if line["type"] == "request" and line["source"] == "model":
+            line["messages"] = [m for m in line.get("messages", ()) if m.get("role") != "toolResult"]
+    assert _ch01("loop.records-executes-records", traces).status == "CONTRADICTED"
 
 
 def test_turn_shape_counts_requests_per_turn() -> None:
-    traces = {"word-count": word_count_trace(), "two-tools": parallel_tools_trace()}
-    assert exp01.judge_turn_shape(traces).holds
-    broken = copy.deepcopy(traces)
-    broken["word-count"] = [line for line in broken["word-count"] if line["type"] != "turn_end"][:]
+    traces = _hand("pi-01-chapter", "loop.turn-shape")
+    assert _ch01("loop.turn-shape", traces).status == "OBSERVED"
     # without turn_end lines the first "turn" swallows both requests
-    assert not exp01.judge_turn_shape(broken).holds
+    traces["word-count"] = [line for line in traces["word-count"] if line["type"] != "turn_end"]
+    assert _ch01("loop.turn-shape", traces).status != "OBSERVED"
+
+
+def test_turn_shape_needs_turns_that_close() -> None:
+    traces = _hand("pi-01-chapter", "loop.turn-shape")
+    unclosed = traces["word-count"]
+    del unclosed[max(i for i, line in enumerate(unclosed) if line["type"] == "turn_end")]
+    assert _ch01("loop.turn-shape", traces).status != "OBSERVED"
 
 
 def test_turn_versus_run() -> None:
-    assert exp01.judge_turn_versus_run({"word-count": word_count_trace()}).holds
-    doubled = [*word_count_trace(), {"seq": 99, "source": "agent", "type": "agent_end", "messages": []}]
-    assert not exp01.judge_turn_versus_run({"word-count": doubled}).holds
+    traces = _hand("pi-01-chapter", "run.turn-versus-run")
+    assert _ch01("run.turn-versus-run", traces).status == "OBSERVED"
+    end = next(line for line in traces["word-count"] if line["type"] == "agent_end")
+    traces["word-count"].append({**end, "seq": 999})
+    assert _ch01("run.turn-versus-run", traces).status == "CONTRADICTED"
 
 
-def test_guard_judges_read_the_tool_result() -> None:
-    trace = guard_trace()
-    assert exp16.judge_blocks_force_push({"no-ui": trace}).holds
-    assert exp16.judge_blocks_before_body({"no-ui": trace}).holds
-    ran = copy.deepcopy(trace)
-    for line in ran:
-        if line["type"] == "tool_execution_end":
-            line.update(isError=False, text=exp16.BASH_OUTPUT)
-    assert not exp16.judge_blocks_before_body({"no-ui": ran}).holds
-    assert not exp16.judge_blocks_force_push({"no-ui": ran}).holds
+def test_guard_properties_read_the_tool_result() -> None:
+    for experiment in ("guard.blocks-force-push", "guard.blocks-before-body"):
+        traces = _hand("pi-16-chapter", experiment)
+        assert _ch16(experiment, traces).status == "OBSERVED"
+        for line in traces["no-ui"]:
+            if line["type"] == "tool_execution_end":
+                line.update(isError=False, text=exp16.BASH_OUTPUT)
+        assert _ch16(experiment, traces).status == "CONTRADICTED", experiment
 
 
-def test_concurrency_judge_needs_overlap() -> None:
-    settle = [
-        {"seq": 1, "source": "session", "type": "agent_start"},
-        {"seq": 2, "source": "model", "type": "request", "n": 1},
-        {"seq": 3, "source": "session", "type": "agent_end"},
-        {"seq": 4, "source": "ext", "type": "agent_before_settle", "handler": "continue", "result": {"continue": True}},
-        {"seq": 5, "source": "session", "type": "agent_start"},
-        {"seq": 6, "source": "model", "type": "request", "n": 2},
-        {"seq": 7, "source": "session", "type": "agent_end"},
-        {"seq": 8, "source": "ext", "type": "agent_before_settle", "handler": "continue"},
-        {"seq": 9, "source": "session", "type": "agent_settled", "aborted": False},
-    ]
+def test_concurrency_needs_overlap() -> None:
+    traces = _hand("pi-16-chapter", "run.tool-calls-concurrent")
+    assert _ch16("run.tool-calls-concurrent", traces).status == "OBSERVED"
 
-    def session(trace: list[dict]) -> list[dict]:
+    def session(trace: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [{**line, "source": "session"} if line["source"] == "agent" else line for line in trace]
 
-    parallel = session(parallel_tools_trace(parallel=True))
-    sequential = session(parallel_tools_trace(parallel=False))
-    # Without a stream line of one call while the other runs, "stream and tool events can interleave" is unseen.
-    assert not exp16.judge_concurrent({"parallel": parallel, "settle-continue": settle}).holds
-    second = next(
-        i for i, ln in enumerate(parallel) if ln["type"] == "tool_execution_start" and ln["toolCallId"] == "call#2"
-    )
-    update = {"source": "session", "type": "tool_execution_update", "toolName": "sleep", "toolCallId": "call#1"}
-    parallel.insert(second + 1, {**update, "stream": True})
-    assert exp16.judge_concurrent({"parallel": parallel, "settle-continue": settle}).holds
-    assert not exp16.judge_concurrent({"parallel": sequential, "settle-continue": settle}).holds
-    assert exp16.judge_continuation_branch({"settle-continue": settle}).holds
-    assert exp16.judge_settle_after_exhausted({"settle-continue": settle}).holds
-    assert common.judge_settled_final({"settle-continue": settle}).holds
-    late = [*settle, {"seq": 10, "source": "model", "type": "request", "n": 3}]
-    assert not common.judge_settled_final({"settle-continue": late}).holds
+    # Run one call after the other: "stream and tool events can interleave" is then unseen.
+    sequential = {**traces, "parallel": session(parallel_tools_trace(parallel=False))}
+    assert _ch16("run.tool-calls-concurrent", sequential).status != "OBSERVED"
+
+
+def test_continuation_and_settlement_read_the_settle_trace() -> None:
+    for experiment in ("run.continuation-branch", "run.settle-after-continuation-exhausted"):
+        traces = _hand("pi-16-chapter", experiment)
+        assert _ch16(experiment, traces).status == "OBSERVED"
+        # Pi settles at the first agent_end: no second run, no agent_before_settle after it.
+        trace = traces["settle-continue"]
+        first_end = next(i for i, ln in enumerate(trace) if ln["type"] == "agent_end")
+        settled = next(ln for ln in trace if ln["type"] == "agent_settled")
+        traces["settle-continue"] = [*trace[: first_end + 1], settled]
+        assert _ch16(experiment, traces).status != "OBSERVED", experiment
+    traces = _hand("pi-01-chapter", "settle.settled-final")
+    assert _ch01("settle.settled-final", traces).status == "OBSERVED"
+    name = next(iter(traces))
+    traces[name].append({"seq": 10_000, "source": "model", "type": "request", "n": 99})
+    assert _ch01("settle.settled-final", traces).status == "CONTRADICTED"
 
 
 def test_sequence_diagram_violations() -> None:
@@ -106,106 +150,67 @@ def test_sequence_diagram_violations() -> None:
     assert any("not followed" in p for p in diagram_violations(unmatched))
 
 
-def test_turn_shape_needs_turns_that_close() -> None:
-    no_turns = [line for line in word_count_trace() if line["type"] not in ("turn_start", "turn_end")]
-    no_turns = [ln for ln in no_turns if ln["source"] != "model" and not ln["type"].startswith("tool_execution_")]
-    finding = exp01.judge_turn_shape({"word-count": no_turns})
-    assert not finding.holds and "no turn_start" in finding.evidence
-    unclosed = word_count_trace()
-    last_end = max(i for i, line in enumerate(unclosed) if line["type"] == "turn_end")
-    del unclosed[last_end]
-    finding = exp01.judge_turn_shape({"word-count": unclosed})
-    assert not finding.holds and "never reached turn_end" in finding.evidence
-
-
-def _standin_traces(experiment: object) -> dict[str, list[dict[str, Any]]]:
-    from pinb.scenario.model import parse_scenario
-    from pinb.scenario.standin import run_on_standin
-
-    build = getattr(experiment, "scenarios", None) or experiment.hand  # type: ignore[attr-defined]
-    scenarios = build({})
-    return {name: run_on_standin(parse_scenario(scenario, source=name)) for name, scenario in scenarios.items()}
-
-
 def test_continuation_explicit_needs_the_model_to_have_said_stop() -> None:
-    traces = _standin_traces(exp01.JUDGED["loop.continuation-explicit"])
-    finding = exp01.judge_continuation_explicit(traces)
-    assert finding.holds, finding.evidence
-    asked = copy.deepcopy(traces)
-    first = next(ln for ln in asked["settle-continue"] if ln.get("role") == "assistant" and ln["type"] == "message_end")
+    traces = _hand("pi-01-chapter", "loop.continuation-explicit")
+    assert _ch01("loop.continuation-explicit", traces).status == "OBSERVED"
+    first = next(
+        ln for ln in traces["settle-continue"] if ln.get("role") == "assistant" and ln["type"] == "message_end"
+    )
     first["stopReason"] = "toolUse"
-    finding = exp01.judge_continuation_explicit(asked)
-    assert not finding.holds and "'settle-continue': 'toolUse'" in finding.evidence
-
-
-def _ch16_verdict(name: str, traces: dict[str, list[dict[str, Any]]]) -> Any:
-    from pinb.chapters.ch16.properties import PROPERTIES
-    from pinb.chapters.properties import Witness, judge_witness
-
-    prop = PROPERTIES[name]
-    return judge_witness(prop, Witness("hand", prop.hand({}), traces))
+    assert _ch01("loop.continuation-explicit", traces).status == "CONTRADICTED"
 
 
 def test_unsubscribe_needs_the_registration_to_have_run_first() -> None:
-    traces = _standin_traces(exp16.EXPERIMENTS["dispatch.on-returns-unsubscribe"].property)
-    assert _ch16_verdict("dispatch.on-returns-unsubscribe", traces).status == "OBSERVED"
+    traces = _hand("pi-16-chapter", "dispatch.on-returns-unsubscribe")
+    assert _ch16("dispatch.on-returns-unsubscribe", traces).status == "OBSERVED"
     never = {"unsubscribe": [ln for ln in traces["unsubscribe"] if ln.get("handler") != "target"]}
-    assert _ch16_verdict("dispatch.on-returns-unsubscribe", never).status == "NOT EXERCISED"
+    assert _ch16("dispatch.on-returns-unsubscribe", never).status == "NOT EXERCISED"
 
 
 def test_follow_up_must_reach_the_model_before_settling() -> None:
-    traces = _standin_traces(exp01.JUDGED["queue.follow-up-after-pending-work"])
-    finding = exp01.judge_follow_up(traces)
-    assert finding.holds, finding.evidence
+    traces = _hand("pi-01-chapter", "queue.follow-up-after-pending-work")
+    assert _ch01("queue.follow-up-after-pending-work", traces).status == "OBSERVED"
     unasked = [ln for ln in traces["follow-up-app"] if not (ln["source"] == "model" and ln["type"] == "request")]
-    finding = exp01.judge_follow_up({**traces, "follow-up-app": unasked})
-    assert not finding.holds and "the request carrying it at -1" in finding.evidence
+    assert _ch01("queue.follow-up-after-pending-work", {**traces, "follow-up-app": unasked}).status != "OBSERVED"
 
 
-def test_core_runs_alone_needs_the_trace_to_say_its_layer() -> None:
-    trace = word_count_trace()
-    assert exp01.judge_core_runs_alone({"word-count": trace}).holds
-    unlabelled = [line for line in trace if line["source"] != "meta"]
-    assert not exp01.judge_core_runs_alone({"word-count": unlabelled}).holds
+def test_core_runs_alone_needs_the_core_alone() -> None:
+    traces = _hand("pi-01-chapter", "packages.core-runs-alone")
+    assert _ch01("packages.core-runs-alone", traces).status == "OBSERVED"
+    # The same run had it needed a session around the core: its events come from the application layer.
+    session = {
+        "word-count": [{**ln, "source": "session"} if ln["source"] == "agent" else ln for ln in traces["word-count"]]
+    }
+    assert _ch01("packages.core-runs-alone", session).status == "CONTRADICTED"
 
 
 def test_turn_end_actionable_is_about_agent_before_settle_too() -> None:
-    traces = _standin_traces(exp16.EXPERIMENTS["settle.turn-end-actionable"].property)
+    traces = _hand("pi-16-chapter", "settle.turn-end-actionable")
     assert set(traces) == {"turn-end", "settle-continue"}
-    assert _ch16_verdict("settle.turn-end-actionable", traces).status == "OBSERVED"
-    ignored = copy.deepcopy(traces)
-    second = [ln for ln in ignored["settle-continue"] if ln["source"] == "model" and ln["type"] == "request"][1]
-    ignored["settle-continue"].remove(second)
-    verdict = _ch16_verdict("settle.turn-end-actionable", ignored)
+    assert _ch16("settle.turn-end-actionable", traces).status == "OBSERVED"
+    second = [ln for ln in traces["settle-continue"] if ln["source"] == "model" and ln["type"] == "request"][1]
+    traces["settle-continue"].remove(second)
+    verdict = _ch16("settle.turn-end-actionable", traces)
     assert verdict.status == "CONTRADICTED" and "settle-continue: (requests: 1" in verdict.observed
 
 
-def test_prompt_template_judge_reads_the_user_message_that_reached_the_model() -> None:
-    from pinb.chapters.backends import run_standin_sync
-    from pinb.chapters.ch01 import assembly
-
-    traces = {name: run_standin_sync(s) for name, s in assembly.prompt_template({}).items()}
-    finding = assembly.judge_prompt_template(traces)
-    assert finding.holds, finding.evidence
-    assert "'TEMPLATE: answer in one line about caching.'" in finding.evidence
-    # The template's file is laid out but its text never reaches the model: the judge says so.
-    unexpanded = copy.deepcopy(traces)
-    for line in unexpanded["template"]:
+def test_prompt_template_reads_the_user_message_that_reached_the_model() -> None:
+    traces = _hand("pi-01-chapter", "context.prompt-template-at-input")
+    verdict = _ch01("context.prompt-template-at-input", traces)
+    assert verdict.status == "OBSERVED", verdict.evidence
+    assert "TEMPLATE: answer in one line about caching." in verdict.observed
+    # The template's file is laid out but its text never reaches the model: the property says so.
+    for line in traces["template"]:
         for message in line.get("messages", ()) if line.get("type") == "request" else ():
             if message.get("role") == "user":
                 message["text"] = "/brief caching"
-    assert not assembly.judge_prompt_template(unexpanded).holds
+    assert _ch01("context.prompt-template-at-input", traces).status == "CONTRADICTED"
 
 
 def test_core_alone_in_a_project_carries_no_agents_md_where_the_session_does() -> None:
-    from pinb.chapters.backends import run_standin_sync
-    from pinb.chapters.ch01 import assembly
-
-    traces = {name: run_standin_sync(s) for name, s in assembly.core_alone({}).items()}
-    finding = assembly.judge_core_loads_no_configuration(traces)
-    assert finding.holds, finding.evidence
+    traces = _hand("pi-01-chapter", "packages.core-loads-no-configuration")
+    assert _ch01("packages.core-loads-no-configuration", traces).status == "OBSERVED"
     assert traces["core"][0]["layer"] == "agent" and traces["app"][0]["layer"] == "app"
-    # Had the core put the folder's AGENTS.md into its system prompt, the judge says so.
-    loaded = copy.deepcopy(traces)
-    next(line for line in loaded["core"] if line.get("source") == "request")["systemPrompt"] = assembly.CORE_RULE
-    assert not assembly.judge_core_loads_no_configuration(loaded).holds
+    # Had the core put the folder's AGENTS.md into its system prompt, the property says so.
+    next(line for line in traces["core"] if line.get("source") == "request")["systemPrompt"] = assembly.CORE_RULE
+    assert _ch01("packages.core-loads-no-configuration", traces).status == "CONTRADICTED"

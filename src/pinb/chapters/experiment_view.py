@@ -101,6 +101,9 @@ class ExperimentView:
     description: str = ""
     source: str = ""
     unrun: str | None = None
+    witness: str = ""
+    """The name the check gives the witness these scenarios make (default: `edited` when they differ from the
+    built ones, else `hand`); `pinb claims check` names the reader's files `given`."""
 
     @property
     def edited(self) -> bool:

@@ -1,18 +1,19 @@
-"""How a chapter notebook checks one claim: run its experiment on the chosen backend, judge, picture, record.
+"""How a claim is checked: its experiment run on the chosen backend, its property judged, the outcome recorded.
 
-An `Experiment` is a property (`pinb.chapters.properties`: a premise, an expected and an observed value over any
-witness, checked on the hand-written witness or the reader's edit and on seeded generated ones), or, for claims
-not yet stated as properties, a set of scenarios (data, run unchanged on the stand-in and on real Pi) plus a pure
-judge over their traces, or a direct probe of the stand-in's Python API for claims no scenario can express.
-`ChapterRun` is what a notebook holds: it knows the backend, skips (and says why) what that backend cannot
-check, records each outcome through `pinb.claims`, and keeps the traces for the pictures.
+Every runnable claim's experiment is a property (`pinb.chapters.properties`: a premise, an expected and an
+observed value over any witness, checked on the hand-written witness or the reader's edit and on seeded generated
+ones): a `PropertyExperiment`, or a `BookExampleExperiment` for a claim about a program the chapter prints (on the
+pi backend its witness is the program's run by Node, on the stand-in the property of the stand-in's port).
+`ChapterRun` is what a notebook holds: `observe(claim)` checks one claim on its backend without recording (the
+one path the notebook, the in-memory judge, the counterfactual and the `pinb claims` commands share), `check`
+records the outcome through `pinb.claims` (UNRUN with the reason where the backend cannot check it), and the run
+keeps the traces for the pictures.
 """
 
 from __future__ import annotations
 
-import inspect
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -22,121 +23,45 @@ from pinb.backends import PI_MODELLED_VERSION, Backend
 from pinb.chapters import views
 from pinb.chapters.backends import run_scenario
 from pinb.chapters.display import Shown, code, table_html
-from pinb.chapters.experiment_view import ExperimentView, code_view, scenarios_view
-from pinb.chapters.properties import Params, PropertyExperiment, Trace
+from pinb.chapters.experiment_view import ExperimentView, code_view
+from pinb.chapters.properties import EditJudge, Params, Property, PropertyExperiment, Trace
 from pinb.chapters.registry import claim as claim_by_id
 from pinb.chapters.registry import claims as claims_of
 from pinb.chapters.registry import folder as chapter_folder
 from pinb.chapters.witnesses import MAX_WITNESSES, SHRINK_BUDGET, PropertyResult, seed_for
-from pinb.claims import Claim, verdict_label
+from pinb.claims import OUTCOME_OF, Claim, verdict_label
 from pinb.errors import UsageError
 from pinb.scenario.trace import dumps_jsonl
 
 EDITED = "[edited scenario, not the ledger's experiment] "
 
 
-@dataclass(frozen=True)
-class Finding:
-    """What a judge concluded: whether the book's sentence held, and the observation that says so."""
-
-    holds: bool
-    evidence: str
-    detail: str = ""
-
-
-# Every experiment kind carries its own `unrun(backend)` (why this backend cannot run it, beyond what the ledger
-# says), `view(run, claim_id, unrun)` (what the notebook shows before it runs) and `observe(run, observation, spec,
-# view, show)` (run it in the notebook's `ChapterRun` and record the outcome): the notebook, the in-memory judge
-# and the counterfactual ask the experiment, never sort it by kind.
-
-
-@dataclass(frozen=True)
-class ScenarioExperiment:
-    """Scenarios built from the notebook's knobs, and a judge over their traces (keyed like the scenarios)."""
-
-    scenarios: Callable[[Params], dict[str, dict[str, Any]]]
-    judge: Callable[..., Finding]
-    """`judge(traces)` or `judge(traces, params)` when the expectation depends on a knob."""
-    picture: str | None = None
-    """Which scenario's trace the notebook draws (default: the first)."""
-
-    def on(self, backend: str) -> ScenarioExperiment:
-        return self
-
-    def unrun(self, backend: str) -> str | None:
-        return None
-
-    def view(self, run: ChapterRun, claim_id: str, unrun: str | None) -> ExperimentView:
-        return scenarios_view(claim_id, self.scenarios(run.knobs), unrun)
-
-    async def observe(
-        self, run: ChapterRun, observation: Observation, claim: Claim, view: ExperimentView | None, show: bool
-    ) -> Observation:
-        return await run._check_scenarios(observation, self, view, show)
-
-
-@dataclass(frozen=True)
-class ProbeExperiment:
-    """A direct probe of the stand-in's Python API (stand-in only). Returns the finding and anything to show."""
-
-    probe: Callable[[Params], Awaitable[tuple[Finding, dict[str, Any]]]]
-
-    def on(self, backend: str) -> ProbeExperiment | None:
-        return self if backend == "standin" else None
-
-    def unrun(self, backend: str) -> str | None:
-        return "this experiment probes the stand-in's Python API" if backend != "standin" else None
-
-    def view(self, run: ChapterRun, claim_id: str, unrun: str | None) -> ExperimentView:
-        return code_view(claim_id, "probe", self.probe, "a probe of the stand-in's Python API (stand-in only)", unrun)
-
-    async def observe(
-        self, run: ChapterRun, observation: Observation, claim: Claim, view: ExperimentView | None, show: bool
-    ) -> Observation:
-        return await run._check_probe(observation, self)
-
-
-@dataclass(frozen=True)
-class PackageExperiment:
-    """A judge over the published packages' facts (pi backend). Returns None when its fact is not available."""
-
-    judge: Callable[[Any], Finding | None]
-    load: Callable[[str], tuple[Any, str]]
-    """`load(pi_version)` → (the facts, or None and why they cannot be had); called once per notebook."""
-
-    def on(self, backend: str) -> PackageExperiment:
-        return self
-
-    def unrun(self, backend: str) -> str | None:
-        return None
-
-    def view(self, run: ChapterRun, claim_id: str, unrun: str | None) -> ExperimentView:
-        what = "a judge over the published Pi packages' facts (pi backend)"
-        return code_view(claim_id, "package facts", self.judge, what, unrun)
-
-    async def observe(
-        self, run: ChapterRun, observation: Observation, claim: Claim, view: ExperimentView | None, show: bool
-    ) -> Observation:
-        return run._check_package(observation, self)
+# Every experiment kind carries its own `on(backend)` (what runs there: itself, its stand-in port, or nothing),
+# `unrun(backend)` (why that backend cannot run it, beyond what the ledger says), `view(run, claim_id, unrun)`
+# (what the notebook shows before it runs), `observe(run, observation, claim, view)` (run it in a `ChapterRun`)
+# and `edit_judge(scenario, params)` (its check of one edited run, for the widgets): the notebook, the in-memory
+# judge and the counterfactual ask the experiment, never sort it by kind.
 
 
 @dataclass(frozen=True)
 class BookExampleExperiment:
-    """The book's own program, run as printed by Node on the pi backend and judged from that run's record.
+    """The book's own program, run as printed by Node on the pi backend; its property is judged on that run.
 
-    The stand-in runs no TypeScript: there the claim is checked on the stand-in's port of the program (`standin`, a
-    scenario experiment), or stays UNRUN when there is none.
+    The witness of `property` runs no scenario: its `params["run"]` is the program's run on the release
+    (`pinb.scenario.reference.BookExampleRun`) and `params["release"]` the release. The stand-in runs no TypeScript:
+    there the claim is checked by the property of the stand-in's port (`standin`), or stays UNRUN without one.
     """
 
     example: str
     """The program's name (its file is `<example>.ts`; its recorded runs are named after it)."""
     program: Callable[[], str | None]
     """The program's source as the book prints it (taken from the chapter text); None when that is unavailable."""
-    judge: Callable[[Any], Finding]
-    """`judge(run)` over a `pinb.scenario.reference.BookExampleRun`."""
-    standin: ScenarioExperiment | None = None
+    property: Property
+    """The sentence as a property of the program's run."""
+    standin: PropertyExperiment | None = None
+    """The stand-in port's property, or None."""
 
-    def on(self, backend: str) -> BookExampleExperiment | ScenarioExperiment | None:
+    def on(self, backend: str) -> BookExampleExperiment | PropertyExperiment | None:
         """What runs on this backend: the book's program on pi, the stand-in's port elsewhere (None: nothing)."""
         return self if backend == "pi" else self.standin
 
@@ -150,32 +75,54 @@ class BookExampleExperiment:
         if ported is not None and ported is not self:
             return ported.view(run, claim_id, unrun)
         what = f"the book's program {self.example!r}, taken from the chapter text and run by Node"
-        return code_view(claim_id, "book program", self.judge, what, unrun)
+        return code_view(claim_id, "book program", self.property.observed, what, unrun)
 
     async def observe(
-        self, run: ChapterRun, observation: Observation, claim: Claim, view: ExperimentView | None, show: bool
+        self, run: ChapterRun, observation: Observation, claim: Claim, view: ExperimentView | None
     ) -> Observation:
         ported = self.on(run.backend)
         assert ported is not None  # `unrun` said so otherwise
         if ported is not self:
-            return await ported.observe(run, observation, claim, view, show)
-        return await run._check_book_example(observation, self)
+            return await ported.observe(run, observation, claim, view)
+        return await run._observe_book_example(observation, claim, self)
+
+    def edit_judge(self, scenario: str | None, params: Params) -> EditJudge:
+        if self.standin is None:
+            raise ValueError("the book's program is not checked by scenarios, so an edited scenario cannot be judged")
+        return self.standin.edit_judge(scenario, params)
 
 
-Experiment = PropertyExperiment | ScenarioExperiment | ProbeExperiment | PackageExperiment | BookExampleExperiment
+Experiment = PropertyExperiment | BookExampleExperiment
 
 
 @dataclass
 class Observation:
+    """What one check of one claim on one backend saw: its traces, its verdict over its witnesses, or why it
+    stayed UNRUN, or what raised."""
+
     claim_id: str
     backend: str
     traces: dict[str, Trace] = field(default_factory=dict)
-    finding: Finding | None = None
     shown: dict[str, Any] = field(default_factory=dict)
     unrun: str | None = None
     """Why nothing was recorded for this claim on this backend (the claim stays UNRUN there)."""
     result: PropertyResult | None = None
-    """A property claim's verdict over its witnesses (their verdicts, the counterexample)."""
+    """The claim's verdict over its witnesses (their verdicts, the counterexample)."""
+    evidence: str = ""
+    """What the check observed, in words (the edited-scenario label included)."""
+    error: Exception | None = None
+    """What raised while the experiment ran (the check is then an ERROR)."""
+    picture: str | None = None
+    """Which scenario's trace the notebook draws (default: the first)."""
+
+    @property
+    def status(self) -> str:
+        """OBSERVED, CONTRADICTED, NOT EXERCISED, ERROR or UNRUN."""
+        if self.unrun is not None:
+            return "UNRUN"
+        if self.error is not None or self.result is None:
+            return "ERROR"
+        return self.result.status
 
     def trace(self, name: str | None = None) -> Trace:
         if not self.traces:
@@ -203,14 +150,19 @@ class ChapterRun:
         recorded: Mapping[str, list[Mapping[str, Any]]] | None = None,
         witnesses: int = 0,
         seed: int = 0,
+        *,
+        notebook: bool = True,
     ) -> None:
+        """`notebook=False`: a run that only observes (the in-memory judge, the `pinb claims` commands); it does
+        not make its backend the process's recorded one (`pinb.claims.use_backend`)."""
         from pinb.claims import use_backend
 
         self.chapter_id = chapter_id
         self.backend = backend
         self.pi_version = pi_version if backend == "pi" else None
         self.label = Backend(backend, self.pi_version).label  # type: ignore[arg-type]
-        use_backend(self.label)
+        if notebook:
+            use_backend(self.label)
         self.knobs: dict[str, Any] = dict(knobs or {})
         self.observations: dict[str, Observation] = {}
         self._cache: dict[str, Trace] = {}
@@ -260,96 +212,124 @@ class ChapterRun:
         `experiment` is what `self.experiment(claim_id)` returned, possibly with its scenarios edited by the reader:
         those scenarios run instead of the ledger's (and the evidence says it was an edited scenario).
         """
-        observation = await self.observe(claim_by_id(claim_id), experiment, show)
+        observation = await self.observe(claim_by_id(claim_id), experiment)
+        self.observations[claim_id] = observation
+        self._record(observation)
+        if show and observation.traces:
+            name = observation.picture or next(iter(observation.traces))
+            _show_timeline(observation.trace(observation.picture), name)
         self._show_recorded(claim_id)
         return observation
 
-    async def observe(self, claim: Claim, view: ExperimentView | None = None, show: bool = True) -> Observation:
-        """Check one claim on this run's backend and record its outcome (UNRUN with the reason where it cannot)."""
+    async def observe(self, claim: Claim, view: ExperimentView | None = None) -> Observation:
+        """Check one claim on this run's backend, recording nothing: UNRUN with the reason where the backend cannot
+        check it, else its property on its witnesses (an exception is kept as the observation's error)."""
         observation = Observation(claim.id, self.label)
-        self.observations[claim.id] = observation
-        reason = claim.unrun(self.backend, self.pi_version)
-        if reason is not None:
-            return self._unrun(observation, reason)
+        observation.unrun = claim.unrun(self.backend, self.pi_version)
+        if observation.unrun is not None:
+            return observation
         experiment = claim.experiment
         assert experiment is not None  # `unrun` said so otherwise
-        return await experiment.observe(self, observation, claim, view, show)
-
-    async def _check_scenarios(
-        self, observation: Observation, experiment: ScenarioExperiment, view: ExperimentView | None, show: bool
-    ) -> Observation:
-        from pinb.claims import checking
-
-        edited = view is not None and view.edited
-        with checking(observation.claim_id, backend=self.label) as check:
-            scenarios = view.scenarios if view is not None and view.kind == "scenarios" else None
-            for name, scenario in (scenarios or experiment.scenarios(self.knobs)).items():
-                observation.traces[name] = await self.run(scenario)
-            finding = judge(experiment, observation.traces, self.knobs)
-            observation.finding = finding
-            check.check(finding.holds, (EDITED if edited else "") + finding.evidence, finding.detail)
-        if show and observation.traces:
-            picture = experiment.picture
-            _show_timeline(observation.trace(picture), picture or next(iter(observation.traces)))
+        try:
+            await experiment.observe(self, observation, claim, view)
+        except Exception as exc:  # an ERROR of this check; a fault (a killed process) is raised when recorded
+            observation.error = exc
         return observation
 
-    async def _check_probe(self, observation: Observation, experiment: ProbeExperiment) -> Observation:
-        from pinb.claims import checking
+    def _record(self, observation: Observation) -> None:
+        """Record the observation's outcome (`pinb.claims`): UNRUN with its reason, else its verdict and structure,
+        or the ERROR of what raised (a fault, such as a killed process, then fails the run)."""
+        from pinb.claims import checking, skip
 
+        if observation.unrun is not None:
+            skip(observation.claim_id, observation.unrun, backend=self.label)
+            return
         with checking(observation.claim_id, backend=self.label) as check:
-            finding, observation.shown = await experiment.probe(self.knobs)
-            observation.finding = finding
-            check.check(finding.holds, finding.evidence, finding.detail)
-        return observation
+            if observation.error is not None:
+                raise observation.error
+            result = observation.result
+            assert result is not None
+            check.observed(OUTCOME_OF[result.status], observation.evidence, result.explored.note, **result.structure())
 
-    async def _check_property(
+    async def _observe_property(
         self,
         observation: Observation,
         claim: Claim,
-        experiment: PropertyExperiment,
-        view: ExperimentView | None,
-        show: bool,
+        prop: Property,
+        params: Params,
+        view: ExperimentView | None = None,
     ) -> Observation:
         """The property on the hand-written witness (or the reader's edit), then on `self.witnesses` generated
-        ones; the claim's verdict over all of them, recorded with its structured observation."""
+        ones: the claim's verdict over all of them, with the first witness's traces."""
         from pinb.chapters.witnesses import assess
-        from pinb.claims import OUTCOME_OF, checking
 
-        prop = experiment.property
+        edited = view is not None and view.edited
+        scenarios = view.scenarios if view is not None and view.kind == "scenarios" else prop.hand(self.knobs)
+        observation.picture = prop.picture
+        result, observation.traces = await assess(
+            prop,
+            scenarios,
+            params,
+            self.run,
+            self._runner(),
+            name=(view.witness if view is not None else "") or ("edited" if edited else "hand"),
+            witnesses=self.witnesses,
+            seed=seed_for(observation.claim_id, self.seed),
+            shrink_budget=SHRINK_BUDGET[self.backend],
+            covers=claim.covers,
+            uncovered=claim.uncovered,
+        )
+        explored = result.explored
+        if self.artifacts_dir is not None:
+            for witness in (*explored.witnesses, *([explored.counterexample] if explored.counterexample else [])):
+                for name, trace in witness.traces.items():
+                    self._save(str(witness.scenarios[name].get("id", name)), trace)
+        observation.result = result
+        observation.evidence = (EDITED if edited else "") + result.evidence
+        return observation
+
+    async def _observe_scenarios_or_facts(
+        self, observation: Observation, claim: Claim, experiment: PropertyExperiment, view: ExperimentView | None
+    ) -> Observation:
+        """A `PropertyExperiment`: its witnesses' scenarios, or the release's package facts in `params["facts"]`."""
         params: dict[str, Any] = dict(self.knobs)
         if experiment.facts is not None:
             facts, why = self._load_facts(experiment.facts)
             if facts is None:
-                return self._unrun(observation, why)
+                observation.unrun = why
+                return observation
             params["facts"] = facts
-        edited = view is not None and view.edited
-        scenarios = view.scenarios if view is not None and view.kind == "scenarios" else prop.hand(self.knobs)
-        with checking(observation.claim_id, backend=self.label) as check:
-            result, observation.traces = await assess(
-                prop,
-                scenarios,
-                params,
-                self.run,
-                self._runner(),
-                name="edited" if edited else "hand",
-                witnesses=self.witnesses,
-                seed=seed_for(observation.claim_id, self.seed),
-                shrink_budget=SHRINK_BUDGET[self.backend],
-                covers=claim.covers,
-                uncovered=claim.uncovered,
+        return await self._observe_property(observation, claim, experiment.property, params, view)
+
+    async def _observe_book_example(
+        self, observation: Observation, claim: Claim, experiment: BookExampleExperiment
+    ) -> Observation:
+        """Run the book's program (once per notebook) on this Pi version; its property is judged on that run."""
+        import asyncio
+
+        from pinb.chapters.book import unavailable
+        from pinb.scenario import reference
+
+        if experiment.example not in self._book_runs and experiment.program() is None:
+            observation.unrun = (
+                f"{unavailable(chapter_folder(self.chapter_id).ledger)}; the book's program is read from it"
             )
-            explored = result.explored
+            return observation
+        run = self._book_runs.get(experiment.example)
+        if run is None:
+            assert self.pi_version is not None
+            program = experiment.program()
+            assert program is not None
+            run = await asyncio.to_thread(reference.run_book_example, experiment.example, self.pi_version, program)
+            self._book_runs[experiment.example] = run
             if self.artifacts_dir is not None:
-                for witness in (*explored.witnesses, *([explored.counterexample] if explored.counterexample else [])):
-                    for name, trace in witness.traces.items():
-                        self._save(str(witness.scenarios[name].get("id", name)), trace)
-            observation.result = result
-            evidence = (EDITED if edited else "") + result.evidence
-            observation.finding = Finding(result.status == "OBSERVED", evidence, explored.note)
-            check.observed(OUTCOME_OF[result.status], evidence, explored.note, **result.structure())
-        if show and observation.traces:
-            _show_timeline(observation.trace(prop.picture), prop.picture or next(iter(observation.traces)))
-        return observation
+                self.artifacts_dir.mkdir(parents=True, exist_ok=True)
+                path = self.artifacts_dir / f"book-example-{experiment.example}.json"
+                path.write_text(run.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        observation.shown = {"book_example": run.model_dump()}
+        _refuse_a_fault(run)
+        params = {**self.knobs, "run": run, "release": self.pi_version}
+        return await self._observe_property(observation, claim, experiment.property, params)
 
     def _runner(self) -> Callable[[Mapping[str, Any]], Trace]:
         """Run one scenario synchronously on this backend (generated witnesses run off the event loop)."""
@@ -376,58 +356,6 @@ class ChapterRun:
 
         display(recorded_shown(entries))
 
-    def _unrun(self, observation: Observation, reason: str) -> Observation:
-        """Record, with its reason, that this backend cannot check the claim: it stays UNRUN here."""
-        from pinb.claims import skip
-
-        observation.unrun = reason
-        skip(observation.claim_id, reason, backend=self.label)
-        return observation
-
-    def _check_package(self, observation: Observation, experiment: PackageExperiment) -> Observation:
-        from pinb.claims import checking
-
-        facts, why = self._load_facts(experiment.load)
-        if facts is None:
-            return self._unrun(observation, why)
-        finding = experiment.judge(facts)
-        if finding is None:
-            return self._unrun(observation, f"the fact this claim needs is not in the Pi {self.pi_version} package set")
-        with checking(observation.claim_id, backend=self.label) as check:
-            observation.finding = finding
-            check.check(finding.holds, finding.evidence, finding.detail)
-        return observation
-
-    async def _check_book_example(self, observation: Observation, experiment: BookExampleExperiment) -> Observation:
-        """Run the book's program (once per notebook) on this Pi version and judge the run."""
-        import asyncio
-
-        from pinb.chapters.book import unavailable
-        from pinb.claims import checking
-        from pinb.scenario import reference
-
-        if experiment.example not in self._book_runs and experiment.program() is None:
-            reason = f"{unavailable(chapter_folder(self.chapter_id).ledger)}; the book's program is read from it"
-            return self._unrun(observation, reason)
-        with checking(observation.claim_id, backend=self.label) as check:
-            run = self._book_runs.get(experiment.example)
-            if run is None:
-                assert self.pi_version is not None
-                program = experiment.program()
-                assert program is not None
-                run = await asyncio.to_thread(reference.run_book_example, experiment.example, self.pi_version, program)
-                self._book_runs[experiment.example] = run
-                if self.artifacts_dir is not None:
-                    self.artifacts_dir.mkdir(parents=True, exist_ok=True)
-                    path = self.artifacts_dir / f"book-example-{experiment.example}.json"
-                    path.write_text(run.model_dump_json(indent=2) + "\n", encoding="utf-8")
-            observation.shown = {"book_example": run.model_dump()}
-            _refuse_a_fault(run)
-            finding = experiment.judge(run)
-            observation.finding = finding
-            check.check(finding.holds, finding.evidence, finding.detail)
-        return observation
-
     async def check_all(self, claim_ids: list[str] | None = None, show: bool = False) -> dict[str, Observation]:
         for claim_id in claim_ids or [claim.id for claim in claims_of(self.chapter_id)]:
             await self.check(claim_id, show=show)
@@ -442,14 +370,11 @@ class ChapterRun:
                 status, why = "UNRUN", "not checked in this run"
             elif observation.unrun is not None:
                 status, why = "UNRUN", observation.unrun
-            elif observation.finding is None:
+            elif observation.status == "ERROR":
                 status, why = "ERROR", "the experiment raised (see its output)"
-            elif observation.result is not None:
-                status = verdict_label(observation.result.status, claim.uncovered)
-                why = observation.finding.evidence
             else:
-                status = "OBSERVED" if observation.finding.holds else "CONTRADICTED"
-                why = observation.finding.evidence
+                status = verdict_label(observation.status, claim.uncovered)
+                why = observation.evidence
             rows.append({"claim": claim.id, "kind": claim.kind, "status": status, "why": why})
         return rows
 
@@ -471,13 +396,6 @@ class ChapterRun:
             ((code(r["claim"]), r["kind"], escape(r["status"]), escape(r["why"])) for r in rows),
         )
         return Shown(f"{len(rows)} claims (table)", html=table)
-
-
-def judge(experiment: ScenarioExperiment, traces: dict[str, Trace], params: Params) -> Finding:
-    """Call the experiment's judge with the knobs when it takes them."""
-    if len(inspect.signature(experiment.judge).parameters) >= 2:
-        return experiment.judge(traces, params)
-    return experiment.judge(traces)
 
 
 def _show_timeline(trace: Trace, name: str) -> None:
@@ -516,11 +434,8 @@ __all__ = [
     "BookExampleExperiment",
     "ChapterRun",
     "Experiment",
-    "Finding",
     "Observation",
-    "ProbeExperiment",
     "PropertyExperiment",
-    "ScenarioExperiment",
     "check_witness_count",
 ]
 

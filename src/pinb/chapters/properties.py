@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 Trace = list[dict[str, Any]]
 Params = Mapping[str, Any]
 Scenarios = dict[str, dict[str, Any]]
+#: A claim's check of one edited run: (the edited scenario, its trace lines) → (status, evidence).
+EditJudge = Callable[[Mapping[str, Any], Sequence[Any]], tuple[str, str]]
 
 #: What one witness says of the sentence.
 WITNESS_STATUSES: tuple[WitnessStatus, ...] = ("OBSERVED", "CONTRADICTED", "NOT EXERCISED", "ERROR")
@@ -120,7 +122,7 @@ class PropertyExperiment:
     or None and why they cannot be had), loaded once per notebook and given to the witness as `params["facts"]`
     (the witness then has no scenarios; `Property.hand` returns `{}`)."""
 
-    # The experiment kind's own `unrun / view / observe` (see `pinb.chapters.experiments`).
+    # The experiment kind's own `on / unrun / view / observe / edit_judge` (see `pinb.chapters.experiments`).
 
     def on(self, backend: str) -> PropertyExperiment | None:
         """What runs on this backend: the property, or nothing where its facts cannot be had."""
@@ -142,8 +144,22 @@ class PropertyExperiment:
             view.description += f"; then {run.witnesses} generated witnesses (seeded)"
         return view
 
-    async def observe(self, run: Any, observation: Any, claim: Any, view: Any, show: bool) -> Any:
-        return await run._check_property(observation, claim, self, view, show)
+    async def observe(self, run: Any, observation: Any, claim: Any, view: Any) -> Any:
+        return await run._observe_scenarios_or_facts(observation, claim, self, view)
+
+    def edit_judge(self, scenario: str | None, params: Params) -> EditJudge:
+        """The property on one edited run standing in for the hand witness's scenario `scenario` (default: the one
+        the notebook draws): NOT EXERCISED when the edit removed the premise."""
+        if self.facts is not None:
+            raise ValueError("this property is judged from package facts, so an edited scenario cannot be judged")
+        prop = self.property
+        name = scenario or prop.picture or next(iter(prop.hand(params)))
+
+        def by_property(edited: Mapping[str, Any], lines: Sequence[Any]) -> tuple[str, str]:
+            verdict = judge_witness(prop, Witness("edited", {name: dict(edited)}, {name: list(lines)}, params))
+            return verdict.status, verdict.evidence
+
+        return by_property
 
 
 @dataclass(frozen=True)
@@ -218,6 +234,7 @@ def claim_status(verdicts: Sequence[WitnessVerdict]) -> WitnessStatus:
 
 __all__ = [
     "WITNESS_STATUSES",
+    "EditJudge",
     "Params",
     "Premise",
     "Property",

@@ -55,10 +55,10 @@ Its ledger (`ledger.yaml`), its experiments (`experiments.py`) and what its note
 
 EXPERIMENTS_TEMPLATE = '''"""Chapter {number}'s experiments, by the names its ledger gives them.
 
-A scenario experiment is data (the same scenario runs on the stand-in and on real Pi) plus a judge over the
-traces that can fail: it compares what the trace shows with what the chapter says, from the book's text or from
-real Pi, never from a constant the stand-in also uses. Shared builders and judges: `pinb.chapters.scenarios`,
-`pinb.chapters.tq`, `pinb.chapters.common`.
+Each runnable claim is a property (`pinb.chapters.properties`): a premise, an expected value from the witness's
+own scenarios or the chapter's text (never from a constant the stand-in also uses), an observed value from the
+traces, and a family of generated witnesses. Scenario builders: `pinb.chapters.scenarios`; trace queries:
+`pinb.chapters.tq` (docs/authoring.md, "The modules you need").
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from typing import Any
 
 from pinb.chapters import views
 from pinb.chapters.display import Shown
+from pinb.chapters.properties import EditJudge
 
 SOURCES: tuple[str, ...] = ("all", "driver", "agent", "session", "ext", "model")
 
@@ -117,39 +118,19 @@ def playground_html(lines: Sequence[Mapping[str, Any]]) -> str:
 EDITED = "[edited scenario, not the ledger's experiment]"
 
 
-#: A claim's check of one edited run: (the edited scenario, its trace lines) → a verdict line's parts.
-EditJudge = Callable[[Mapping[str, Any], Sequence[Any]], tuple[str, str]]
-
-
 def claim_judge(claim_id: str, scenario: str | None = None, knobs: Mapping[str, Any] | None = None) -> EditJudge:
     """The claim's own check applied to one edited run standing in for the ledger's scenario `scenario` (default:
     the one the claim's notebook section draws): its property on the edited witness (NOT EXERCISED when the edit
-    removed the premise), or an unported claim's judge."""
-    from pinb.chapters.experiments import ScenarioExperiment, judge
-    from pinb.chapters.properties import PropertyExperiment, Witness, judge_witness
+    removed the premise)."""
     from pinb.chapters.registry import claim
 
-    params = dict(knobs or {})
     experiment = claim(claim_id).experiment
-    if isinstance(experiment, PropertyExperiment):
-        prop = experiment.property
-        name = scenario or prop.picture or next(iter(prop.hand(params)))
-
-        def by_property(edited: Mapping[str, Any], lines: Sequence[Any]) -> tuple[str, str]:
-            witness = Witness("edited", {name: dict(edited)}, {name: list(lines)}, params)
-            verdict = judge_witness(prop, witness)
-            return verdict.status, verdict.evidence
-
-        return by_property
-    if isinstance(experiment, ScenarioExperiment):
-        key = scenario or "scenario"
-
-        def by_judge(edited: Mapping[str, Any], lines: Sequence[Any]) -> tuple[str, str]:
-            finding = judge(experiment, {key: list(lines)}, params)
-            return ("OBSERVED" if finding.holds else "CONTRADICTED"), finding.evidence
-
-        return by_judge
-    raise ValueError(f"{claim_id} is not checked by scenarios, so an edited scenario cannot be judged for it")
+    if experiment is None:
+        raise ValueError(f"{claim_id} is not checked by scenarios, so an edited scenario cannot be judged for it")
+    try:
+        return experiment.edit_judge(scenario, dict(knobs or {}))
+    except ValueError as exc:
+        raise ValueError(f"{claim_id}: {exc}") from None
 
 
 def verdict_line(claim_id: str, judged: EditJudge, scenario: Mapping[str, Any], lines: Sequence[Any]) -> str:

@@ -39,12 +39,11 @@ def _claim(claim_id: str) -> Claim:
 
 
 def _property(claim: Claim) -> Any:
-    from pinb.chapters.properties import PropertyExperiment
-
-    experiment = claim.experiment
-    if not isinstance(experiment, PropertyExperiment):
+    """The claim's property (`Claim.property`); a one-line error for a claim without one."""
+    found = claim.property
+    if found is None:
         raise UsageError(f"claim {claim.id} is not checked as a property yet (its experiment has no witnesses)")
-    return experiment
+    return found
 
 
 @dataclass(frozen=True)
@@ -104,48 +103,28 @@ async def check_property(
     scenarios: Mapping[str, dict[str, Any]] | None = None,
     name: str = "hand",
 ) -> PropertyCheck:
-    """The claim's property on its hand-written witness (or `scenarios`) and `witnesses` generated ones."""
-    from pinb.backends import Backend
-    from pinb.chapters.backends import run_pi_sync, run_scenario, run_standin_sync
-    from pinb.chapters.witnesses import SHRINK_BUDGET, assess, seed_for
+    """The claim's property on its hand-written witness (or `scenarios`, a witness called `name`) and `witnesses`
+    generated ones, through the notebook's own path (`ChapterRun.observe`), recording nothing."""
+    from pinb.chapters.experiment_view import ExperimentView
+    from pinb.chapters.experiments import ChapterRun
 
-    spec = _claim(claim_id)
-    experiment = _property(spec)
-    version = pi_version if backend == "pi" else None
-    label = Backend(backend, version).label  # type: ignore[arg-type]
-    chapter = spec.chapter
-    reason = spec.unrun(backend, version)
-    if reason is not None:
-        return PropertyCheck(claim_id, chapter, "UNRUN", reason, label)
-    prop = experiment.property
-    params: dict[str, Any] = {}
-    if experiment.facts is not None:
-        assert version is not None
-        facts, why = experiment.facts(version)
-        if facts is None:
-            return PropertyCheck(claim_id, chapter, "UNRUN", why, label)
-        params["facts"] = facts
-
-    async def run(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
-        return await run_scenario(scenario, backend, version)
-
-    def runner(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
-        return run_standin_sync(scenario) if version is None else run_pi_sync(scenario, version)
-
-    result, _traces = await assess(
-        prop,
-        dict(scenarios) if scenarios is not None else prop.hand(params),
-        params,
-        run,
-        runner,
-        name=name,
-        witnesses=witnesses,
-        seed=seed_for(claim_id),
-        shrink_budget=SHRINK_BUDGET[backend],
-        covers=spec.covers,
-        uncovered=spec.uncovered,
-    )
-    return PropertyCheck(claim_id, chapter, result.status, result.evidence, label, result)
+    claim = _claim(claim_id)
+    _property(claim)
+    run = ChapterRun(claim.chapter, backend, pi_version, witnesses=witnesses, notebook=False)
+    view = None
+    if scenarios is not None:
+        view = ExperimentView(claim.id, "scenarios", dict(scenarios), dict(scenarios), witness=name)
+    observation = await run.observe(claim, view)
+    if observation.unrun is not None:
+        return PropertyCheck(claim_id, claim.chapter, "UNRUN", observation.unrun, run.label)
+    if observation.error is not None:
+        if isinstance(observation.error, PinbError):  # e.g. real Pi is not installed: `check_properties` says so
+            raise observation.error
+        error = f"the check raised {type(observation.error).__name__}: {observation.error}"
+        return PropertyCheck(claim_id, claim.chapter, "ERROR", error, run.label)
+    result = observation.result
+    assert result is not None
+    return PropertyCheck(claim_id, claim.chapter, result.status, result.evidence, run.label, result)
 
 
 def witness_count(text: str) -> int:
@@ -163,7 +142,6 @@ def witness_count(text: str) -> int:
 
 def property_claims(chapter_ids: Sequence[str]) -> list[str]:
     """The runnable claims of the chapters (default: every chapter) whose experiment is a property."""
-    from pinb.chapters.properties import PropertyExperiment
     from pinb.chapters.registry import claims, folders
 
     known = folders()
@@ -174,7 +152,7 @@ def property_claims(chapter_ids: Sequence[str]) -> list[str]:
         spec.id
         for chapter_id in (chapter_ids or list(known))
         for spec in claims(chapter_id)
-        if spec.kind == "runnable" and isinstance(spec.experiment, PropertyExperiment)
+        if spec.kind == "runnable" and spec.property is not None
     ]
 
 
@@ -225,8 +203,7 @@ def load_witness(claim_id: str, files: Sequence[str]) -> dict[str, dict[str, Any
     """The reader's scenario files as the claim's witness: each file's stem names the scenario it stands for."""
     from pinb.scenario.model import parse_scenario
 
-    experiment = _property(_claim(claim_id))
-    hand = experiment.property.hand({})
+    hand = _property(_claim(claim_id)).hand({})
     found: dict[str, dict[str, Any]] = {}
     for file in files:
         path = Path(file)
@@ -261,7 +238,7 @@ def write_experiment(claim_id: str, out: Path, witnesses: int = 0) -> list[Path]
     (`OUT/gen-N/<scenario>.json`), the files `pinb claims check --scenario` takes."""
     from pinb.chapters.witnesses import draw, seed_for
 
-    prop = _property(_claim(claim_id)).property
+    prop = _property(_claim(claim_id))
     sets = [("", prop.hand({}))]
     sets += [(f"gen-{n}", scenarios) for n, scenarios in enumerate(draw(prop, {}, witnesses, seed_for(claim_id)), 1)]
     written = []

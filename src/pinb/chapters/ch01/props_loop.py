@@ -12,8 +12,10 @@ from typing import Any
 from hypothesis import strategies as st
 
 from pinb.chapters import tq
+from pinb.chapters.ch01 import assembly
 from pinb.chapters.ch01 import experiments as ex
 from pinb.chapters.ch01 import families as fam
+from pinb.chapters.ch01.program import printed_output
 from pinb.chapters.ch01.turns import observed_turns, runs_of, script, sorted_calls, tool_details
 from pinb.chapters.properties import Params, Premise, Property, Witness
 
@@ -320,7 +322,7 @@ def _printed_expected(w: Witness) -> dict[str, list[str]]:
     _, scenario = only(w)
     name, args = all_turns(scenario)[0].calls[0]
     details = json.dumps(tool_details(scenario, name, args), separators=(",", ":"))
-    book = ex.printed_output()
+    book = printed_output()
     return {PORT_PRINTED: [line if not line.startswith("tool:") else f"tool: {name} {details}" for line in book]}
 
 
@@ -385,7 +387,7 @@ def _two_providers(draw: st.DrawFn) -> dict[str, dict[str, Any]]:
 
 
 PROVIDER_ONE_ARGUMENT = Property(
-    ex.assembly.two_providers,
+    assembly.two_providers,
     _providers_premise,
     _providers_expected,
     _providers_observed,

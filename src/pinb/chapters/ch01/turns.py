@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pinb.chapters import tq
-from pinb.chapters.experiments import Trace
+from pinb.chapters.properties import Trace
 
 
 @dataclass(frozen=True)

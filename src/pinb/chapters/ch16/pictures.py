@@ -7,7 +7,7 @@ from html import escape
 
 from pinb.chapters.ch16.experiments import corpus_table
 from pinb.chapters.display import Shown, table_html
-from pinb.chapters.experiments import Trace
+from pinb.chapters.properties import Trace
 from pinb.chapters.views import WHITESPACE_KEY, visible_whitespace
 
 

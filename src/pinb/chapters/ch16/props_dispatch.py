@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 from pinb.chapters import scenarios as sc
 from pinb.chapters import tq
 from pinb.chapters.ch16 import props_common as wt
-from pinb.chapters.experiments import Params
-from pinb.chapters.properties import Premise, Property, Witness
+from pinb.chapters.properties import Params, Premise, Property, Witness
 
 # --- registration order --------------------------------------------------------------------------------------------
 

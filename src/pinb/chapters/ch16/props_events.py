@@ -18,8 +18,7 @@ from pinb.chapters.ch16 import experiments as ex
 from pinb.chapters.ch16 import props_common as wt
 from pinb.chapters.ch16 import sessions
 from pinb.chapters.ch16.props_guard import hand_copy, hit, results
-from pinb.chapters.experiments import Params
-from pinb.chapters.properties import Premise, Property, Witness
+from pinb.chapters.properties import Params, Premise, Property, Witness
 
 TEXTS = (
     "hello",
@@ -63,6 +62,8 @@ def _has(s: Any, event: str, kind: str | None = None) -> bool:
 
 STAGES = {"input": "input", "before_agent_start": "before_agent_start", "agent_end": "agent_end"}
 MIDDLE = ("request", "message_start", "message_end", "tool_call", "tool_result")
+#: The name of the stage the middle events belong to (a label of the observed order, not an observation).
+MIDDLE_STAGE = "model, message and tool events"
 
 
 def shape_scenario(turns: int, per_turn: int, parallel: bool, preface: bool, prompt: str = "Count.") -> dict[str, Any]:
@@ -97,7 +98,7 @@ def _stages(lines: list[dict[str, Any]]) -> dict[str, Any]:
         if ln.get("source") == "ext" and kind in STAGES:
             stage = STAGES[kind]
         elif (ln.get("source") == "ext" and kind in MIDDLE) or kind == "request":
-            stage = "model, message and tool events"
+            stage = MIDDLE_STAGE
             middle.add(kind)
         else:
             continue
@@ -115,7 +116,7 @@ def shape_expected(w: Witness) -> dict[str, Any]:
     middle = {"request"} | {e for e in ("message_start", "message_end") if e in handled}
     middle |= {e for e in ("tool_call", "tool_result") if e in handled and calls}
     return {
-        "stages": ["input", "before_agent_start", "model, message and tool events", "agent_end"],
+        "stages": ["input", "before_agent_start", MIDDLE_STAGE, "agent_end"],
         "middle events": sorted(middle),
     }
 

@@ -22,8 +22,7 @@ from pinb.chapters.ch16 import guard as book_guard
 from pinb.chapters.ch16 import jsguard
 from pinb.chapters.ch16 import props_common as wt
 from pinb.chapters.ch16.guard import EVASION_CORPUS
-from pinb.chapters.experiments import Params
-from pinb.chapters.properties import Premise, Property, Witness, to_words
+from pinb.chapters.properties import Params, Premise, Property, Witness, to_words
 
 # --- the book's code, read from the quotes ---------------------------------------------------------------------------
 

@@ -10,8 +10,8 @@ carry no hook at all; the few that sit in the middle of a function are flags the
 
 A chapter folder may declare its own faults in a `faults.py` beside its ledger, with this module's switchboard:
 `@fault(name, deviation)` over a function returning the patches (or `flag(...)`), or a `FAULTS` dict of `Fault`s
-of its own. `load_chapter_faults()` imports them (every lookup here does), so an author never edits this module;
-`FAULT_CHAPTER` says which chapter declared a fault.
+of its own filled by `fault = registrar(FAULTS)`. `load_chapter_faults()` imports them (every lookup here does),
+so an author never edits this module; `FAULT_CHAPTER` says which chapter declared a fault.
 """
 
 from __future__ import annotations
@@ -48,12 +48,24 @@ FAULT_CHAPTER: dict[str, str] = {}
 _loaded: set[str] = set()
 
 
-def fault(name: str, deviation: str) -> Callable[[Callable[[], list[Patch]]], Callable[[], list[Patch]]]:
-    def register(patches: Callable[[], list[Patch]]) -> Callable[[], list[Patch]]:
-        FAULTS[name] = Fault(name, deviation, patches)
-        return patches
+Register = Callable[[str, str], Callable[[Callable[[], list[Patch]]], Callable[[], list[Patch]]]]
 
-    return register
+
+def registrar(table: dict[str, Fault]) -> Register:
+    """`@fault(name, deviation)` over a function returning the patches, registering into `table`: pinb's own
+    faults go into `FAULTS`; a chapter's `faults.py` makes its own (`fault = registrar(FAULTS)`)."""
+
+    def fault(name: str, deviation: str) -> Callable[[Callable[[], list[Patch]]], Callable[[], list[Patch]]]:
+        def register(patches: Callable[[], list[Patch]]) -> Callable[[], list[Patch]]:
+            table[name] = Fault(name, deviation, patches)
+            return patches
+
+        return register
+
+    return fault
+
+
+fault = registrar(FAULTS)
 
 
 def flag(name: str, deviation: str) -> None:

@@ -11,20 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
-from collections.abc import Callable
 from typing import Any
 
-from pinb.testing.faults import Fault, Patch
+from pinb.testing.faults import Fault, Patch, registrar
 
 FAULTS: dict[str, Fault] = {}
-
-
-def fault(name: str, deviation: str) -> Callable[[Callable[[], list[Patch]]], Callable[[], list[Patch]]]:
-    def register(patches: Callable[[], list[Patch]]) -> Callable[[], list[Patch]]:
-        FAULTS[name] = Fault(name, deviation, patches)
-        return patches
-
-    return register
+fault = registrar(FAULTS)
 
 
 @fault("system-md-drops-context-files", "a SYSTEM.md replaces the whole prompt: the context files are left out too")

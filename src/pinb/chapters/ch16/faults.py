@@ -9,20 +9,12 @@ faults`, `check-judges`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from typing import Any
 
-from pinb.testing.faults import Fault, Patch
+from pinb.testing.faults import Fault, Patch, registrar
 
 FAULTS: dict[str, Fault] = {}
-
-
-def fault(name: str, deviation: str) -> Callable[[Callable[[], list[Patch]]], Callable[[], list[Patch]]]:
-    def register(patches: Callable[[], list[Patch]]) -> Callable[[], list[Patch]]:
-        FAULTS[name] = Fault(name, deviation, patches)
-        return patches
-
-    return register
+fault = registrar(FAULTS)
 
 
 def _runner() -> Any:

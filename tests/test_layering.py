@@ -181,3 +181,89 @@ def test_only_the_execution_modules_import_papermill_and_nbclient() -> None:
                 imported.add(node.module.split(".")[0])
         if imported & {"papermill", "nbclient"}:
             assert path.relative_to(SRC).as_posix() in {"kit/execute.py", "kit/engine.py"}, path
+
+
+# --- the chapters' shared modules, by job ----------------------------------------------------------------------
+
+CHAPTERS = SRC / "chapters"
+
+
+def _jobs() -> dict[str, tuple[str, ...]]:
+    from pinb.chapters import JOBS
+
+    return JOBS
+
+
+def _job_of() -> dict[str, str]:
+    return {module: job for job, modules in _jobs().items() for module in modules}
+
+
+def _shared_imports(path: Path) -> set[str]:
+    """The shared modules of `pinb.chapters` a file imports (`from pinb.chapters import tq` or `pinb.chapters.tq`)."""
+    shared = {p.stem for p in CHAPTERS.glob("*.py")} - {"__init__"}
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "pinb.chapters":
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pinb.chapters."):
+            found.add(node.module.split(".")[2])
+        elif isinstance(node, ast.Import):
+            found |= {a.name.split(".")[2] for a in node.names if a.name.startswith("pinb.chapters.")}
+    return found & shared
+
+
+def test_every_shared_chapter_module_has_exactly_one_job() -> None:
+    listed = [module for modules in _jobs().values() for module in modules]
+    assert len(listed) == len(set(listed)), "a module is listed under two jobs"
+    on_disk = {p.stem for p in CHAPTERS.glob("*.py")} - {"__init__"}
+    assert set(listed) - on_disk == set(), "JOBS names a module that does not exist"
+    assert on_disk - set(listed) == set(), "add the module to pinb.chapters.JOBS under its job"
+
+
+def test_the_author_needs_five_modules() -> None:
+    assert _jobs()["the author's toolkit"] == ("properties", "scenarios", "tq", "common", "cells")
+
+
+def test_what_a_chapter_claims_imports_only_its_own_job() -> None:
+    job_of = _job_of()
+    offending = [
+        f"{module}.py imports {imported} ({job_of[imported]})"
+        for module in _jobs()["what a chapter claims"]
+        for imported in sorted(_shared_imports(CHAPTERS / f"{module}.py"))
+        if job_of[imported] != "what a chapter claims"
+    ]
+    assert offending == []
+
+
+def test_the_toolkit_draws_nothing() -> None:
+    job_of = _job_of()
+    offending = [
+        f"{module}.py imports {imported}"
+        for module in _jobs()["the author's toolkit"]
+        for imported in sorted(_shared_imports(CHAPTERS / f"{module}.py"))
+        if job_of[imported] == "pictures"
+    ]
+    assert offending == []
+
+
+def test_a_chapter_folder_never_imports_how_a_claim_is_checked() -> None:
+    job_of = _job_of()
+    folders = [p for p in CHAPTERS.iterdir() if (p / "ledger.yaml").is_file()]
+    offending = [
+        f"{path.relative_to(SRC)} imports pinb.chapters.{imported}"
+        for folder in folders
+        for path in sorted(folder.rglob("*.py"))
+        for imported in sorted(_shared_imports(path))
+        if job_of[imported] == "how a claim is checked"
+    ]
+    assert offending == []
+
+
+def test_the_scaffold_hands_an_author_the_toolkit_only() -> None:
+    from pinb.chapters import scaffold
+
+    templates = "\n".join(v for k, v in vars(scaffold).items() if k.endswith("_TEMPLATE") and isinstance(v, str))
+    named = set(re.findall(r"pinb\.chapters\.(\w+)", templates)) | set(
+        name for line in re.findall(r"from pinb\.chapters import ([\w, ]+)", templates) for name in line.split(", ")
+    )
+    assert named and named <= set(_jobs()["the author's toolkit"]), named

@@ -62,8 +62,7 @@ from typing import Any
 
 from pinb.chapters import scenarios as sc
 from pinb.chapters import tq
-from pinb.chapters.experiments import Experiment
-from pinb.chapters.properties import Params, Premise, Property, PropertyExperiment, Witness
+from pinb.chapters.properties import Experiment, Params, Premise, Property, PropertyExperiment, Witness
 
 
 def _word_count(params: Params) -> dict[str, dict[str, Any]]:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from pinb.chapters.ch01.props_packages import PROGRAM_PROPERTIES
-from pinb.chapters.experiments import BookExampleExperiment, ChapterRun
-from pinb.chapters.properties import Witness, WitnessVerdict, judge_witness
+from pinb.chapters.experiments import ChapterRun
+from pinb.chapters.properties import BookExampleExperiment, Witness, WitnessVerdict, judge_witness
 from pinb.chapters.registry import claim
 from pinb.errors import ReferenceError_
 from pinb.kit import claims

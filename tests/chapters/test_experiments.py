@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from pinb.chapters import registry
-from pinb.chapters.experiments import BookExampleExperiment, PropertyExperiment
+from pinb.chapters.properties import BookExampleExperiment, PropertyExperiment
 from pinb.chapters.registry import claim
 from pinb.scenario.model import parse_scenario
 

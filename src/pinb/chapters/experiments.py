@@ -3,7 +3,8 @@
 Every runnable claim's experiment is a property (`pinb.chapters.properties`: a premise, an expected and an
 observed value over any witness, checked on the hand-written witness or the reader's edit and on seeded generated
 ones): a `PropertyExperiment`, or a `BookExampleExperiment` for a claim about a program the chapter prints (on the
-pi backend its witness is the program's run by Node, on the stand-in the property of the stand-in's port).
+pi backend its witness is the program's run by Node, on the stand-in the property of the stand-in's port). Each
+kind carries its own `on / unrun / view / observe / edit_judge`: this module asks the experiment, never sorts it.
 `ChapterRun` is what a notebook holds: `observe(claim)` checks one claim on its backend without recording (the
 one path the notebook, the in-memory judge, the counterfactual and the `pinb claims` commands share), `check`
 records the outcome through `pinb.claims` (UNRUN with the reason where the backend cannot check it), and the run
@@ -23,8 +24,8 @@ from pinb.backends import PI_MODELLED_VERSION, Backend
 from pinb.chapters import views
 from pinb.chapters.backends import run_scenario
 from pinb.chapters.display import Shown, code, table_html
-from pinb.chapters.experiment_view import ExperimentView, code_view
-from pinb.chapters.properties import EditJudge, Params, Property, PropertyExperiment, Trace
+from pinb.chapters.experiment_view import ExperimentView
+from pinb.chapters.properties import BookExampleExperiment, Params, Property, PropertyExperiment, Trace
 from pinb.chapters.registry import claim as claim_by_id
 from pinb.chapters.registry import claims as claims_of
 from pinb.chapters.registry import folder as chapter_folder
@@ -34,65 +35,6 @@ from pinb.errors import UsageError
 from pinb.scenario.trace import dumps_jsonl
 
 EDITED = "[edited scenario, not the ledger's experiment] "
-
-
-# Every experiment kind carries its own `on(backend)` (what runs there: itself, its stand-in port, or nothing),
-# `unrun(backend)` (why that backend cannot run it, beyond what the ledger says), `view(run, claim_id, unrun)`
-# (what the notebook shows before it runs), `observe(run, observation, claim, view)` (run it in a `ChapterRun`)
-# and `edit_judge(scenario, params)` (its check of one edited run, for the widgets): the notebook, the in-memory
-# judge and the counterfactual ask the experiment, never sort it by kind.
-
-
-@dataclass(frozen=True)
-class BookExampleExperiment:
-    """The book's own program, run as printed by Node on the pi backend; its property is judged on that run.
-
-    The witness of `property` runs no scenario: its `params["run"]` is the program's run on the release
-    (`pinb.scenario.reference.BookExampleRun`) and `params["release"]` the release. The stand-in runs no TypeScript:
-    there the claim is checked by the property of the stand-in's port (`standin`), or stays UNRUN without one.
-    """
-
-    example: str
-    """The program's name (its file is `<example>.ts`; its recorded runs are named after it)."""
-    program: Callable[[], str | None]
-    """The program's source as the book prints it (taken from the chapter text); None when that is unavailable."""
-    property: Property
-    """The sentence as a property of the program's run."""
-    standin: PropertyExperiment | None = None
-    """The stand-in port's property, or None."""
-
-    def on(self, backend: str) -> BookExampleExperiment | PropertyExperiment | None:
-        """What runs on this backend: the book's program on pi, the stand-in's port elsewhere (None: nothing)."""
-        return self if backend == "pi" else self.standin
-
-    def unrun(self, backend: str) -> str | None:
-        if self.on(backend) is None:
-            return "the book's program is TypeScript run by Node; only the pi backend runs it"
-        return None
-
-    def view(self, run: ChapterRun, claim_id: str, unrun: str | None) -> ExperimentView:
-        ported = self.on(run.backend)
-        if ported is not None and ported is not self:
-            return ported.view(run, claim_id, unrun)
-        what = f"the book's program {self.example!r}, taken from the chapter text and run by Node"
-        return code_view(claim_id, "book program", self.property.observed, what, unrun)
-
-    async def observe(
-        self, run: ChapterRun, observation: Observation, claim: Claim, view: ExperimentView | None
-    ) -> Observation:
-        ported = self.on(run.backend)
-        assert ported is not None  # `unrun` said so otherwise
-        if ported is not self:
-            return await ported.observe(run, observation, claim, view)
-        return await run._observe_book_example(observation, claim, self)
-
-    def edit_judge(self, scenario: str | None, params: Params) -> EditJudge:
-        if self.standin is None:
-            raise ValueError("the book's program is not checked by scenarios, so an edited scenario cannot be judged")
-        return self.standin.edit_judge(scenario, params)
-
-
-Experiment = PropertyExperiment | BookExampleExperiment
 
 
 @dataclass
@@ -431,11 +373,8 @@ def recorded_shown(entries: list[Mapping[str, Any]]) -> Shown:
 
 __all__ = [
     "EDITED",
-    "BookExampleExperiment",
     "ChapterRun",
-    "Experiment",
     "Observation",
-    "PropertyExperiment",
     "check_witness_count",
 ]
 

@@ -163,6 +163,62 @@ class PropertyExperiment:
 
 
 @dataclass(frozen=True)
+class BookExampleExperiment:
+    """A claim about a program the chapter prints: the program, run as printed by Node on the pi backend, and the
+    sentence as a property of that run.
+
+    The witness of `property` runs no scenario: its `params["run"]` is the program's run on the release
+    (`pinb.scenario.reference.BookExampleRun`) and `params["release"]` the release. The stand-in runs no TypeScript:
+    there the claim is checked by the property of the stand-in's port (`standin`), or stays UNRUN without one.
+    """
+
+    example: str
+    """The program's name (its file is `<example>.ts`; its recorded runs are named after it)."""
+    program: Callable[[], str | None]
+    """The program's source as the book prints it (taken from the chapter text); None when that is unavailable."""
+    property: Property
+    """The sentence as a property of the program's run."""
+    standin: PropertyExperiment | None = None
+    """The stand-in port's property, or None."""
+
+    # The experiment kind's own `on / unrun / view / observe / edit_judge` (see `pinb.chapters.experiments`).
+
+    def on(self, backend: str) -> BookExampleExperiment | PropertyExperiment | None:
+        """What runs on this backend: the book's program on pi, the stand-in's port elsewhere (None: nothing)."""
+        return self if backend == "pi" else self.standin
+
+    def unrun(self, backend: str) -> str | None:
+        if self.on(backend) is None:
+            return "the book's program is TypeScript run by Node; only the pi backend runs it"
+        return None
+
+    def view(self, run: Any, claim_id: str, unrun: str | None) -> Any:
+        from pinb.chapters.experiment_view import code_view
+
+        ported = self.on(run.backend)
+        if ported is not None and ported is not self:
+            return ported.view(run, claim_id, unrun)
+        what = f"the book's program {self.example!r}, taken from the chapter text and run by Node"
+        return code_view(claim_id, "book program", self.property.observed, what, unrun)
+
+    async def observe(self, run: Any, observation: Any, claim: Any, view: Any) -> Any:
+        ported = self.on(run.backend)
+        assert ported is not None  # `unrun` said so otherwise
+        if ported is not self:
+            return await ported.observe(run, observation, claim, view)
+        return await run._observe_book_example(observation, claim, self)
+
+    def edit_judge(self, scenario: str | None, params: Params) -> EditJudge:
+        if self.standin is None:
+            raise ValueError("the book's program is not checked by scenarios, so an edited scenario cannot be judged")
+        return self.standin.edit_judge(scenario, params)
+
+
+#: What a chapter's `EXPERIMENTS` maps each experiment name to.
+Experiment = PropertyExperiment | BookExampleExperiment
+
+
+@dataclass(frozen=True)
 class WitnessVerdict:
     """What one witness said of the sentence, in words."""
 
@@ -234,7 +290,9 @@ def claim_status(verdicts: Sequence[WitnessVerdict]) -> WitnessStatus:
 
 __all__ = [
     "WITNESS_STATUSES",
+    "BookExampleExperiment",
     "EditJudge",
+    "Experiment",
     "Params",
     "Premise",
     "Property",

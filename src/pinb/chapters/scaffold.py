@@ -63,7 +63,7 @@ traces, and a family of generated witnesses. Scenario builders: `pinb.chapters.s
 
 from __future__ import annotations
 
-from pinb.chapters.experiments import Experiment
+from pinb.chapters.properties import Experiment
 
 #: Experiment name (as the ledger's `experiment:` names it) -> experiment.
 EXPERIMENTS: dict[str, Experiment] = {{}}

@@ -9,8 +9,7 @@ from pinb.chapters import common, tq
 from pinb.chapters import scenarios as sc
 from pinb.chapters.ch01 import packages
 from pinb.chapters.ch01.program import NAME, program
-from pinb.chapters.experiments import BookExampleExperiment
-from pinb.chapters.properties import Params, PropertyExperiment, Trace
+from pinb.chapters.properties import BookExampleExperiment, Params, PropertyExperiment, Trace
 
 # --- one turn ---------------------------------------------------------------------------------------------------
 

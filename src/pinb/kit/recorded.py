@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pinb.errors import PinbError
-from pinb.kit.project import WITNESSES_PARAMETER, ChapterLike, Project, default_parameters, load_project
+from pinb.kit.project import ChapterLike, Project, default_parameters, load_project
 from pinb.kit.status import backend_order, can_check, chapter_evidence, claim_in_run, claim_status
 from pinb.kit.store import StoredRun
 
@@ -39,7 +39,7 @@ def entries(project: Project, chapter: ChapterLike, runs: list[StoredRun], sourc
     stale_runs: dict[str, StoredRun] = {}  # each backend's latest completed run on its default parameters
     for run in own:
         record = run.record
-        if run.verified and record.status == "completed" and _on_defaults(record.backend, record.inputs.parameters):
+        if run.verified and record.status == "completed" and record.inputs.parameters == _defaults(record.backend):
             stale_runs[record.backend] = run
     stale_runs = {
         backend: stale_runs[backend]
@@ -67,13 +67,12 @@ def entries(project: Project, chapter: ChapterLike, runs: list[StoredRun], sourc
     return found
 
 
-def _on_defaults(backend: str, parameters: dict[str, Any]) -> bool:
-    """Whether a run had what `pinb verify` gives a run on `backend` without `-p` (with the generated witnesses
-    it sets where the notebook declares them)."""
+def _defaults(backend: str) -> dict[str, Any]:
+    """What `pinb verify` gives a run on `backend` without `-p`."""
     try:
-        return parameters in (default_parameters(backend), default_parameters(backend, (WITNESSES_PARAMETER,)))
+        return default_parameters(backend)
     except PinbError:
-        return False
+        return {}
 
 
 def _row(run: StoredRun, status: str, evidence: str, source: str) -> dict[str, Any]:

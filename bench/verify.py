@@ -82,7 +82,8 @@ def chapters() -> dict[str, object]:
     root = Path(os.environ[BENCH_ROOT_ENV])
     if os.environ.get(BENCH_COPIES_ENV):
         return _book_copies(root, int(os.environ[BENCH_COPIES_ENV]))
-    from pinb.kit.claims import Chapter, Claim
+    from pinb.claims import Claim
+    from pinb.kit.claims import Chapter
 
     found = {}
     for path in sorted((root / "notebooks").glob("bench-*.ipynb")):

@@ -37,7 +37,8 @@ def load_facts(version: str) -> tuple[Facts | None, str]:
     from pinb.scenario import reference
 
     try:
-        facts, source = pf.package_facts(version), "live"
+        facts = pf.package_facts(version)
+        source = f"live; npm registry read {registry_time(facts)}"
     except PinbError as live_error:
         try:
             facts = pf.recorded_package_facts(version)
@@ -51,6 +52,11 @@ def load_facts(version: str) -> tuple[Facts | None, str]:
         if manifest.is_file():
             extra[name] = json.loads(manifest.read_text(encoding="utf-8"))
     return Facts(facts, source, extra), ""
+
+
+def registry_time(facts: Any) -> str:
+    """When the registry's answers in ``facts`` were read (a cached document keeps its own time)."""
+    return str(getattr(facts, "registry_read_at", {}).get(CORE) or facts.read_at)
 
 
 def _deps(f: Facts, name: str) -> dict[str, str]:
@@ -142,7 +148,7 @@ def judge_core_size(f: Facts) -> Finding:
 
 def judge_pinned_release(f: Facts) -> Finding:
     exists = f.facts.version_exists
-    checked = str(f.facts.read_at)[:10]
+    checked = registry_time(f.facts)
     return Finding(
         bool(exists.get("1.0.4")),
         f"pi-agent-core 1.0.4 on the npm registry as of {checked}: {exists.get('1.0.4')} (versions checked: {exists}; "

@@ -11,7 +11,7 @@ from pinb.errors import ReferenceError_
 from pinb.scenario import reference, registry
 
 
-@pytest.mark.parametrize("version", ["1.6.0", "1.0.3"])
+@pytest.mark.parametrize("version", ["1.0.3", "1.3.0", "1.4.0", "1.5.0", "1.5.2", "1.6.0"])
 def test_recorded_facts_load_and_say_where_they_come_from(version: str) -> None:
     facts = pf.recorded_package_facts(version)
     assert facts.pi_version == version

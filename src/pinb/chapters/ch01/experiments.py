@@ -6,6 +6,7 @@ way: it compares what the trace shows with what the chapter says.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pinb.chapters import common, tq
@@ -747,6 +748,14 @@ JUDGED: dict[str, Any] = {
 }
 JUDGED.update(assembly.EXPERIMENTS)
 JUDGED.update({name: PackageExperiment(judge, packages.load_facts) for name, judge in packages.JUDGES.items()})
+
+
+def record_facts(version: str) -> Path:
+    """`pinb claims facts`: read the package facts of Pi `version` live and write their snapshot (committed)."""
+    from pinb.chapters.ch01 import package_facts
+
+    package_facts.record_package_facts(version)
+    return package_facts.facts_path(version)
 
 
 def _experiments() -> dict[str, Any]:

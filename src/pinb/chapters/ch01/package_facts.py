@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from pinb.errors import ReferenceError_
+from pinb.files import write_atomic
 from pinb.scenario import reference, registry
 
 SCOPE = "@earendil-works"
@@ -221,5 +222,5 @@ def record_package_facts(version: str) -> PackageFacts:
     facts = package_facts(version)
     path = facts_path(version)
     path.parent.mkdir(exist_ok=True)
-    path.write_text(facts.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    write_atomic(path, facts.model_dump_json(indent=2) + "\n")
     return facts

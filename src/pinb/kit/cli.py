@@ -251,12 +251,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from pinb.kit.verify import VerifyOptions, verify
 
     project = _project(args)
-    if args.pi_version == "all":
-        return _verify_every_release(args)
+    every = args.pi_version == "all"
+    if every and args.backend != "pi":
+        raise KitError("--pi-version all needs --backend pi")
+    versions, skip = _every_release(project, list(args.chapters)) if every else ((), {})
+    if every and not versions:
+        raise KitError("no Pi release is installed: run `pinb reference install --pi-version all`")
     options = VerifyOptions(
         chapters=tuple(args.chapters),
         backend=args.backend,
-        pi_version=args.pi_version,
+        pi_version=None if every else args.pi_version,
+        pi_versions=versions,
+        skip=skip,
         jobs=args.jobs,
         force=args.force,
         cell_timeout=args.cell_timeout,
@@ -267,7 +273,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     )
     result = verify(project, options)
     rows, failures = verify_table(result)
-    _out(format_table(rows))
+    if every:
+        for backend in dict.fromkeys(item.backend for item in result.results):
+            _out(f"== {backend}")
+            _out(format_table([row for row in rows if _row_backend(row) == backend]))
+    else:
+        _out(format_table(rows))
     _out(verify_findings(project, result))
     if result.refreshed:
         _out("updated " + ", ".join(_shown(project, path) for path in result.refreshed))
@@ -282,27 +293,57 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return verify_exit_code(result, rows)
 
 
-def _verify_every_release(args: argparse.Namespace) -> int:
-    """`pinb verify --backend pi --pi-version all`: each release of the matrix in turn, oldest first; a release
-    that is not installed is reported UNRUN with the command that installs it."""
-    from pinb.backends import PI_RELEASES
+def _row_backend(row: ClaimStatus | tuple[str, str]) -> str:
+    """The backend a row of the verify table is about (a note names it: `<chapter> on <backend>`)."""
+    if isinstance(row, tuple):
+        return row[0].rpartition(" on ")[2]
+    return row.backend or ""
+
+
+def _every_release(project: Project, chapters: list[str]) -> tuple[tuple[str, ...], dict[tuple[str, str], str]]:
+    """`--pi-version all`: every installed release of the matrix, oldest first (one not installed is reported
+    UNRUN with the command that installs it), and the chapters that cannot run on a release at all (no claim of
+    theirs is on a layer its package set has), each reported UNRUN with why."""
+    from pinb.backends import PI_RELEASES, Backend
     from pinb.scenario import reference
 
-    if args.backend != "pi":
-        raise KitError("--pi-version all needs --backend pi")
     pinned = [release.version for release in reversed(PI_RELEASES)]
     versions = pinned + [v for v in reference.available_versions() if v not in pinned]
-    code = 0
+    installed = []
     for version in versions:
-        if not reference.is_installed(version):
+        if reference.is_installed(version):
+            installed.append(version)
+        else:
             print(
                 f"pinb: pi@{version}: UNRUN: not installed (pinb reference install --pi-version {version})",
                 file=sys.stderr,
             )
-            continue
-        _out(f"== pi@{version}")
-        code = max(code, cmd_verify(argparse.Namespace(**{**vars(args), "pi_version": version})))
-    return code
+    layers = _claim_layers()
+    skip: dict[tuple[str, str], str] = {}
+    for chapter in project.select(chapters):
+        needed = sorted(
+            {
+                layers.get(claim.id, "app")
+                for claim in chapter.claims
+                if claim.kind == "runnable" and "pi" in claim.backends
+            }
+        )
+        for version in installed:
+            backend = Backend("pi", version)
+            answers = [backend.supports(layer) for layer in needed]
+            if answers and not any(ok for ok, _ in answers):
+                skip[chapter.id, backend.label] = answers[0][1]
+                print(f"pinb: {chapter.id} on {backend.label}: UNRUN: {answers[0][1]}", file=sys.stderr)
+    return tuple(installed), skip
+
+
+def _claim_layers() -> dict[str, str]:
+    """Each claim's layer as its ledger states it (agent, app or package)."""
+    try:
+        from pinb.chapters.registry import folders
+    except ImportError:
+        return {}
+    return {claim.id: str(claim.layer) for found in folders().values() for claim in found.ledger.claims}
 
 
 def _shown(project: Project, path: Path) -> str:

@@ -1,4 +1,4 @@
-"""The kit's subcommands (design.md §6): verify, status, report, runs, fingerprint.
+"""The kit's subcommands (design.md §6): verify, status, report, runs, chapter, drift, fingerprint.
 
 Exit codes: 0 every checked claim holds; 1 a claim is contradicted (a finding); 2 an error (a notebook or the
 kit failed, or a user mistake, reported in one line on stderr); 130 interrupted.
@@ -27,6 +27,7 @@ from pinb.kit.store import StoredRun, StoreProblem, validate_run_id
 from pinb.kit.summary import summary_markdown
 
 if TYPE_CHECKING:  # verify's process pool and progress bar are loaded by `pinb verify` only
+    from pinb.kit.matrix import Change, MatrixRow
     from pinb.kit.verify import VerifyResult
 
 
@@ -135,6 +136,42 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     _root(q)
     q.set_defaults(run=cmd_chapter_new)
     p.set_defaults(run=_usage_of(p))
+
+    p = subparsers.add_parser(
+        "drift",
+        help="what changed between two Pi releases: the agent-layer corpus's traces (exit 1 when any differs), or "
+        "with --claims each claim's recorded verdicts (exit 1 when any changed)",
+    )
+    p.add_argument(
+        "--claims",
+        nargs="?",
+        const="",
+        metavar="CHAPTER",
+        help="compare the claims of CHAPTER (default: every chapter) instead of the corpus: the behaviour their runs "
+        "recorded on each release and what their scopes found in each release's tarball (the rows of `pinb status "
+        "--matrix`); both releases must have recorded runs",
+    )
+    p.add_argument("--from", dest="from_version", default=None, metavar="A", help="the older release (default 1.0.3)")
+    p.add_argument("--to", dest="to_version", default=None, metavar="B", help="the newer release (default 1.6.0)")
+    p.add_argument("--json", action="store_true", help="with --claims: machine-readable output")
+    p.add_argument("--recorded", action="store_true", help="corpus: use the recorded traces instead of running Node")
+    p.add_argument("--corpus", type=Path, metavar="DIR", help="corpus: the scenarios folder (default: scenarios/)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="corpus: warm Node workers at once (live runs)")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        metavar="S",
+        help="corpus: wall-clock limit of each scenario run in seconds (default 120 on real Pi, Node's start-up "
+        "included)",
+    )
+    p.add_argument(
+        "--trust-extension-code",
+        action="store_true",
+        help="corpus: run a scenario's extension code on real Pi even where this machine cannot confine it (the "
+        "run records it); where confinement is complete the flag changes nothing",
+    )
+    _root(p)
+    p.set_defaults(run=cmd_drift)
 
     p = subparsers.add_parser("fingerprint", help="sha256 of a chapter text after pinb's normalisation")
     p.add_argument("file", metavar="FILE")
@@ -479,16 +516,48 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def _matrix(args: argparse.Namespace, chapters: list[ChapterLike], statuses: list[ClaimStatus]) -> int:
-    from pinb.kit.matrix import matrix_rows, releases
-    from pinb.scopes.facts import load_all
+    from pinb.kit.matrix import drift
 
     if not args.matrix:
         raise KitError("--from and --to go with --matrix")
     if bool(args.from_version) != bool(args.to_version):
         raise KitError("--matrix compares two releases with both --from A and --to B")
     for version in (args.from_version, args.to_version):
-        if version and version not in releases():
-            raise KitError(f"unknown release {version!r}: the matrix has {', '.join(releases())}")
+        if version:
+            _known_release(version)
+    rows = _matrix_rows(statuses)
+    if args.from_version:
+        changed = drift(rows, args.from_version, args.to_version)
+        if args.json:
+            lines = {claim: [c.line(args.from_version, args.to_version) for c in changes] for claim, changes in changed}
+            _out(json.dumps(lines, indent=2, ensure_ascii=False))
+            return 0
+        _out(_drift_text(changed, args.from_version, args.to_version))
+        return 0
+    if args.json:
+        document = {row.claim: {what: [list(cell) for cell in cells] for what, cells in row.parts} for row in rows}
+        _out(json.dumps(document, indent=2, ensure_ascii=False))
+        return 0
+    from pinb.kit.matrix import releases
+
+    _out(f"releases: {', '.join(releases())}")
+    for row in rows:
+        _out(row.line())
+    return 0
+
+
+def _known_release(version: str) -> None:
+    from pinb.kit.matrix import releases
+
+    if version not in releases():
+        raise KitError(f"unknown release {version!r}: the matrix has {', '.join(releases())}")
+
+
+def _matrix_rows(statuses: list[ClaimStatus]) -> list[MatrixRow]:
+    """`pinb status --matrix`'s rows (and `pinb drift --claims`'s): each claim across the releases."""
+    from pinb.kit.matrix import matrix_rows
+    from pinb.scopes.facts import load_all
+
     layers: dict[str, tuple[str | None, str]] = {}
     try:
         from pinb.chapters.registry import folders
@@ -497,25 +566,75 @@ def _matrix(args: argparse.Namespace, chapters: list[ChapterLike], statuses: lis
             layers.update({c.id: (c.layer, c.kind) for c in found.ledger.claims})
     except ImportError:
         pass
-    rows = matrix_rows(statuses, load_all(), layers)
-    if args.from_version:
-        changed = [(row.claim, row.drift(args.from_version, args.to_version)) for row in rows]
-        changed = [(claim, lines) for claim, lines in changed if lines]
+    return matrix_rows(statuses, load_all(), layers)
+
+
+def _drift_text(changed: list[tuple[str, list[Change]]], old: str, new: str) -> str:
+    lines = [f"{claim}  " + " · ".join(change.line(old, new) for change in changes) for claim, changes in changed]
+    return "\n".join([*lines, f"{len(changed)} claim(s) changed between {old} and {new}"])
+
+
+# --- drift ----------------------------------------------------------------------------------------------------
+
+
+def cmd_drift(args: argparse.Namespace) -> int:
+    """The corpus drift (`pinb.scenario.cli.cmd_drift`), or with `--claims` the claims' drift between two recorded
+    releases: exit 0 when none changed, 1 when some did, 2 on a bad release (one line)."""
+    from pinb.backends import PI_MODELLED_VERSION, PI_RELEASES
+
+    old = args.from_version or PI_RELEASES[-1].version
+    new = args.to_version or PI_MODELLED_VERSION
+    if args.claims is None:
         if args.json:
-            _out(json.dumps({claim: lines for claim, lines in changed}, indent=2, ensure_ascii=False))
-            return 0
-        for claim, lines in changed:
-            _out(f"{claim}  " + " · ".join(lines))
-        _out(f"{len(changed)} claim(s) changed between {args.from_version} and {args.to_version}")
-        return 0
+            raise KitError("--json goes with --claims (the corpus drift prints its table)")
+        from pinb.scenario.cli import cmd_drift as corpus_drift
+
+        return int(corpus_drift(argparse.Namespace(**{**vars(args), "from_version": old, "to_version": new})))
+    if args.recorded or args.corpus is not None:
+        raise KitError("--recorded and --corpus are the corpus drift's: --claims compares the recorded runs")
+    from pinb.kit.matrix import drift, recorded_releases
+
+    project = _project(args)
+    chapters = project.select([args.claims] if args.claims else [])
+    listing = project.store.list()
+    _warn(listing.problems, listing.runs)
+    statuses = [status for chapter in chapters for status in chapter_statuses(project, chapter, listing.runs)]
+    recorded = recorded_releases(statuses)
+    ids = {chapter.id for chapter in chapters}
+    stale = {
+        run.record.backend.removeprefix("pi@")
+        for run in listing.runs
+        if run.record.chapter in ids and run.record.backend.startswith("pi@") and run.record.status == "completed"
+    }
+    for version in (old, new):
+        _known_release(version)
+        if version not in recorded:
+            which = args.claims or "any chapter"
+            why = "its runs there are STALE: their inputs changed" if version in stale else "none is recorded there"
+            raise KitError(
+                f"no current run of {which} on pi@{version} ({why}): record one with `pinb verify "
+                f"{args.claims + ' ' if args.claims else ''}--backend pi --pi-version {version}`; current runs are "
+                f"on {', '.join(f'pi@{v}' for v in sorted(recorded)) or 'no release'}"
+            )
+    changed = drift(_matrix_rows(statuses), old, new)
     if args.json:
-        document = {row.claim: {what: [list(cell) for cell in cells] for what, cells in row.parts} for row in rows}
+        document = {
+            "from": old,
+            "to": new,
+            "chapters": [chapter.id for chapter in chapters],
+            "claims": len(statuses),
+            "changed": [
+                {
+                    "claim": claim,
+                    "changes": [{"what": c.what, "from": c.old, "to": c.new, "evidence": c.evidence} for c in changes],
+                }
+                for claim, changes in changed
+            ],
+        }
         _out(json.dumps(document, indent=2, ensure_ascii=False))
-        return 0
-    _out(f"releases: {', '.join(releases())}")
-    for row in rows:
-        _out(row.line())
-    return 0
+    else:
+        _out(_drift_text(changed, old, new))
+    return 2 if listing.unreadable else 1 if changed else 0
 
 
 def _attempt_notes(

@@ -27,13 +27,42 @@ class MatrixRow:
         ]
         return f"{self.claim}  " + " · ".join(shown)
 
-    def drift(self, old: str, new: str) -> list[str]:
-        changes = []
+    def changes(self, old: str, new: str) -> list[Change]:
+        """Each part whose verdict differs between releases `old` and `new`."""
+        found = []
         for what, cells in self.parts:
             at = {version: (verdict, evidence) for version, verdict, evidence in cells}
             if old in at and new in at and at[old][0] != at[new][0]:
-                changes.append(f"{what}: {at[old][0]} on {old} → {at[new][0]} on {new}: {at[new][1] or at[old][1]}")
-        return changes
+                found.append(Change(what, at[old][0], at[new][0], at[new][1] or at[old][1]))
+        return found
+
+    def drift(self, old: str, new: str) -> list[str]:
+        return [change.line(old, new) for change in self.changes(old, new)]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One part of a claim's row whose verdict changed between two releases."""
+
+    what: str
+    old: str
+    new: str
+    evidence: str
+    """What the newer release's check said (the older's when the newer says nothing)."""
+
+    def line(self, old: str, new: str) -> str:
+        return f"{self.what}: {self.old} on {old} → {self.new} on {new}: {self.evidence}"
+
+
+def recorded_releases(statuses: list[ClaimStatus]) -> set[str]:
+    """The releases some run of these claims was recorded on (current or stale)."""
+    return {v.backend.removeprefix("pi@") for s in statuses for v in s.backends if v.backend.startswith("pi@")}
+
+
+def drift(rows: list[MatrixRow], old: str, new: str) -> list[tuple[str, list[Change]]]:
+    """The claims whose verdict (behaviour or a scope) changed between releases `old` and `new`, with the changes."""
+    changed = [(row.claim, row.changes(old, new)) for row in rows]
+    return [(claim, changes) for claim, changes in changed if changes]
 
 
 def releases() -> list[str]:
@@ -72,4 +101,4 @@ def matrix_rows(
     return out
 
 
-__all__ = ["MatrixRow", "matrix_rows", "releases"]
+__all__ = ["Change", "MatrixRow", "drift", "matrix_rows", "recorded_releases", "releases"]

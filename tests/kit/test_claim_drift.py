@@ -122,3 +122,18 @@ def test_a_stale_release_says_so(pinb, record_run: RecordRun, two_releases: None
 def test_options_of_the_other_drift_are_refused(pinb, argv: list[str], message: str) -> None:
     code, _, err = pinb(*argv)
     assert code == 2 and err.startswith(message) and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", [("drift",), ("claims", "facts"), ("verify",)])
+def test_every_option_is_described_in_help(command: tuple[str, ...]) -> None:
+    import argparse
+
+    from pinb.cli import build_parser
+
+    parser: argparse.ArgumentParser = build_parser([*command])
+    for name in command:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parser = sub.choices[name]
+    for action in parser._actions:
+        if action.option_strings and action.dest != "help":
+            assert action.help, (command, action.option_strings)

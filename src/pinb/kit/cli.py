@@ -34,7 +34,12 @@ if TYPE_CHECKING:  # verify's process pool and progress bar are loaded by `pinb 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("verify", help="execute chapter notebooks, record runs, print the claim table")
     p.add_argument("chapters", nargs="*", metavar="CHAPTER", help="chapter ids (default: every chapter)")
-    p.add_argument("--backend", choices=("standin", "pi"), default="standin")
+    p.add_argument(
+        "--backend",
+        choices=("standin", "pi"),
+        default="standin",
+        help="standin (pinb's Python stand-in, default) or pi (the real Pi packages through Node)",
+    )
     p.add_argument(
         "--pi-version",
         metavar="V",

@@ -559,19 +559,9 @@ def _known_release(version: str) -> None:
 
 
 def _matrix_rows(statuses: list[ClaimStatus]) -> list[MatrixRow]:
-    """`pinb status --matrix`'s rows (and `pinb drift --claims`'s): each claim across the releases."""
-    from pinb.kit.matrix import matrix_rows
-    from pinb.scopes.facts import load_all
+    from pinb.kit.matrix import chapter_rows
 
-    layers: dict[str, tuple[str | None, str]] = {}
-    try:
-        from pinb.chapters.registry import folders
-
-        for found in folders().values():
-            layers.update({c.id: (c.layer, c.kind) for c in found.ledger.claims})
-    except ImportError:
-        pass
-    return matrix_rows(statuses, load_all(), layers)
+    return chapter_rows(statuses)
 
 
 def _drift_text(changed: list[tuple[str, list[Change]]], old: str, new: str) -> str:

@@ -20,12 +20,12 @@ class MatrixRow:
     parts: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...]
     """(what, ((version, verdict, evidence), …) oldest first): `behaviour`, `docs:FILE`, `declarations:TYPE`."""
 
+    def summaries(self) -> list[tuple[str, str]]:
+        """(what, the releases that agree joined: "OBSERVED on 1.3.0–1.6.0; CONTRADICTED on 1.0.3: …") per part."""
+        return [(what, describe(spans(cells), evidence_for=EVIDENCE_FOR)) for what, cells in self.parts]
+
     def line(self) -> str:
-        shown = [
-            f"{what}: {describe(spans(cells), evidence_for=('CONTRADICTED', 'UNRUN', 'ERROR', 'differs', 'absent'))}"
-            for what, cells in self.parts
-        ]
-        return f"{self.claim}  " + " · ".join(shown)
+        return f"{self.claim}  " + " · ".join(f"{what}: {text}" for what, text in self.summaries())
 
     def changes(self, old: str, new: str) -> list[Change]:
         """Each part whose verdict differs between releases `old` and `new`."""
@@ -65,6 +65,10 @@ def drift(rows: list[MatrixRow], old: str, new: str) -> list[tuple[str, list[Cha
     return [(claim, changes) for claim, changes in changed if changes]
 
 
+#: The verdicts whose evidence (or reason) a summary quotes.
+EVIDENCE_FOR = ("CONTRADICTED", "UNRUN", "ERROR", "differs", "absent")
+
+
 def releases() -> list[str]:
     return sorted((release.version for release in PI_RELEASES), key=version_key)
 
@@ -101,4 +105,20 @@ def matrix_rows(
     return out
 
 
-__all__ = ["Change", "MatrixRow", "drift", "matrix_rows", "recorded_releases", "releases"]
+def chapter_rows(statuses: list[ClaimStatus]) -> list[MatrixRow]:
+    """The rows of these claims, with each claim's layer and kind from its chapter's ledger and the committed
+    scope facts (`pinb status --matrix`, `pinb drift --claims` and the reports share them)."""
+    from pinb.scopes.facts import load_all
+
+    layers: dict[str, tuple[str | None, str]] = {}
+    try:
+        from pinb.chapters.registry import folders
+
+        for found in folders().values():
+            layers.update({c.id: (c.layer, c.kind) for c in found.ledger.claims})
+    except ImportError:
+        pass
+    return matrix_rows(statuses, load_all(), layers)
+
+
+__all__ = ["Change", "MatrixRow", "chapter_rows", "drift", "matrix_rows", "recorded_releases", "releases"]

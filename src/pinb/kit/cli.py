@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pinb.backends import PI_MODELLED_VERSION, PI_RELEASES
 from pinb.errors import KitError
 from pinb.files import write_atomic
 from pinb.kit import report as report_module
@@ -156,8 +157,10 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         "recorded on each release and what their scopes found in each release's tarball (the rows of `pinb status "
         "--matrix`); both releases must have recorded runs",
     )
-    p.add_argument("--from", dest="from_version", default=None, metavar="A", help="the older release (default 1.0.3)")
-    p.add_argument("--to", dest="to_version", default=None, metavar="B", help="the newer release (default 1.6.0)")
+    p.add_argument(
+        "--from", dest="from_version", metavar="A", help=f"the older release (default {PI_RELEASES[-1].version})"
+    )
+    p.add_argument("--to", dest="to_version", metavar="B", help=f"the newer release (default {PI_MODELLED_VERSION})")
     p.add_argument("--json", action="store_true", help="with --claims: machine-readable output")
     p.add_argument("--recorded", action="store_true", help="corpus: use the recorded traces instead of running Node")
     p.add_argument("--corpus", type=Path, metavar="DIR", help="corpus: the scenarios folder (default: scenarios/)")
@@ -346,7 +349,7 @@ def _every_release(project: Project, chapters: list[str]) -> tuple[tuple[str, ..
     """`--pi-version all`: every installed release of the matrix, oldest first (one not installed is reported
     UNRUN with the command that installs it), and the chapters that cannot run on a release at all (no claim of
     theirs is on a layer its package set has), each reported UNRUN with why."""
-    from pinb.backends import PI_RELEASES, Backend
+    from pinb.backends import Backend
     from pinb.scenario import reference
 
     pinned = [release.version for release in reversed(PI_RELEASES)]
@@ -575,8 +578,6 @@ def _drift_text(changed: list[tuple[str, list[Change]]], old: str, new: str) -> 
 def cmd_drift(args: argparse.Namespace) -> int:
     """The corpus drift (`pinb.scenario.cli.cmd_drift`), or with `--claims` the claims' drift between two recorded
     releases: exit 0 when none changed, 1 when some did, 2 on a bad release (one line)."""
-    from pinb.backends import PI_MODELLED_VERSION, PI_RELEASES
-
     old = args.from_version or PI_RELEASES[-1].version
     new = args.to_version or PI_MODELLED_VERSION
     if args.claims is None:

@@ -124,3 +124,17 @@ def test_all_needs_the_pi_backend(project: Project, monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("PINB_ROOT", str(project.root))
     assert main(["verify", "--pi-version", "all"]) == 2
     assert capsys.readouterr().err == "pinb: error: --pi-version all needs --backend pi\n"
+
+
+def test_each_finding_is_listed_once_whatever_the_releases(project: Project, record_run: RecordRun) -> None:
+    from pinb.kit.cli import verify_findings
+
+    outcomes = [("kt-01.math.adds", "contradicted", "2 + 2 = 5"), ("kt-01.math.multiplies", "holds", "6")]
+    runs = [record_run("kt-01-chapter", outcomes, backend=f"pi@{v}") for v in ("1.3.0", "1.6.0")]
+    chapter = project.chapter("kt-01-chapter")
+    result = verify_module.VerifyResult(
+        results=[verify_module.ChapterResult(chapter=chapter, run=run, backend=run.record.backend) for run in runs]
+    )
+    text = verify_findings(project, result)
+    assert [line.count("kt-01.math.adds") for line in text.splitlines() if "kt-01.math.adds" in line] == [1, 1]
+    assert "pi@1.3.0" in text and "pi@1.6.0" in text

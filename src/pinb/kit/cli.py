@@ -405,10 +405,11 @@ def verify_findings(project: Project, result: VerifyResult) -> str:
     runs = project.store.list().runs
     live = {item.run.record.run_id for item in result.results if item.run is not None and not item.cached}
     found = []
-    for item in result.results:
-        statuses = chapter_statuses(project, item.chapter, runs)
+    chapters = {item.chapter.id: item.chapter for item in result.results}  # once each, whatever its releases
+    for chapter in chapters.values():
+        statuses = chapter_statuses(project, chapter, runs)
         completed = [
-            r for r in runs if r.record.chapter == item.chapter.id and r.verified and r.record.status == "completed"
+            r for r in runs if r.record.chapter == chapter.id and r.verified and r.record.status == "completed"
         ]
         latest = list({run.record.backend: run for run in completed}.values())  # runs are listed oldest first
         found += findings(statuses, latest, live)

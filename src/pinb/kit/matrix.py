@@ -5,6 +5,7 @@ verdict changed between the two releases, as `A → B` (the drift between any tw
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pinb.backends import PI_RELEASES, Backend
@@ -20,9 +21,14 @@ class MatrixRow:
     parts: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...]
     """(what, ((version, verdict, evidence), …) oldest first): `behaviour`, `docs:FILE`, `declarations:TYPE`."""
 
-    def summaries(self) -> list[tuple[str, str]]:
-        """(what, the releases that agree joined: "OBSERVED on 1.3.0–1.6.0; CONTRADICTED on 1.0.3: …") per part."""
-        return [(what, describe(spans(cells), evidence_for=EVIDENCE_FOR)) for what, cells in self.parts]
+    def summaries(self, short: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+        """(what, the releases that agree joined: "OBSERVED on 1.3.0–1.6.0; CONTRADICTED on 1.0.3: …") per part;
+        an evidence or reason `short` maps is shown by its short form (a report gives the long one once)."""
+        short = short or {}
+        return [
+            (what, describe(spans([(v, s, short.get(e, e)) for v, s, e in cells]), evidence_for=EVIDENCE_FOR))
+            for what, cells in self.parts
+        ]
 
     def line(self) -> str:
         return f"{self.claim}  " + " · ".join(f"{what}: {text}" for what, text in self.summaries())
@@ -73,6 +79,17 @@ def releases() -> list[str]:
     return sorted((release.version for release in PI_RELEASES), key=version_key)
 
 
+def release_limits() -> dict[str, str]:
+    """Why a release cannot run a layer (`Backend.supports`'s reason) → a short form naming the release and layer."""
+    found: dict[str, str] = {}
+    for version in releases():
+        for layer in ("agent", "app", "package"):
+            ok, why = Backend("pi", version).supports(layer)
+            if not ok:
+                found.setdefault(why, f"pi@{version} has no {layer} layer")
+    return found
+
+
 def _behaviour(status: ClaimStatus, layer: str | None, kind: str) -> tuple[tuple[str, str, str], ...]:
     verdicts = {v.backend: v for v in status.backends}
     cells = []
@@ -121,4 +138,13 @@ def chapter_rows(statuses: list[ClaimStatus]) -> list[MatrixRow]:
     return matrix_rows(statuses, load_all(), layers)
 
 
-__all__ = ["Change", "MatrixRow", "chapter_rows", "drift", "matrix_rows", "recorded_releases", "releases"]
+__all__ = [
+    "Change",
+    "MatrixRow",
+    "chapter_rows",
+    "drift",
+    "matrix_rows",
+    "recorded_releases",
+    "release_limits",
+    "releases",
+]

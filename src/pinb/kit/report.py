@@ -223,11 +223,12 @@ def _skips(status: ClaimStatus) -> list[str]:
 
 
 def _release_rows(chapter: ChapterLike, statuses: list[ClaimStatus]) -> tuple[ReleaseRow, ...]:
-    from pinb.kit.matrix import chapter_rows
+    from pinb.kit.matrix import chapter_rows, release_limits
 
     on_pi = {claim.id for claim in chapter.claims if claim.kind == "runnable" and "pi" in claim.backends}
     wanted = [status for status in statuses if status.claim_id in on_pi]
-    return tuple(ReleaseRow(claim_id=row.claim, parts=tuple(row.summaries())) for row in chapter_rows(wanted))
+    short = release_limits()
+    return tuple(ReleaseRow(claim_id=row.claim, parts=tuple(row.summaries(short))) for row in chapter_rows(wanted))
 
 
 def _drift(status: ClaimStatus) -> DriftRow | None:
@@ -427,7 +428,7 @@ def render_markdown(report: EvidenceReport) -> str:
             ],
         )
     if report.releases:
-        from pinb.kit.matrix import releases
+        from pinb.kit.matrix import release_limits, releases
 
         out += ["", "### Across Pi releases", ""]
         out += [
@@ -447,6 +448,10 @@ def render_markdown(report: EvidenceReport) -> str:
                 for row in report.releases
             ],
         )
+        shown = " ".join(text for row in report.releases for _, text in row.parts)
+        limits = [(brief, why) for why, brief in release_limits().items() if brief in shown]
+        if limits:
+            out += ["", *(f"- {brief}: {why}" for brief, why in limits)]
     out += ["", "## 3. Experiments", ""]
     out += _table(
         ("Claim", "Method", "Result", "Reason", "Run"),

@@ -582,9 +582,10 @@ function instrumentProvider(faux, trace, script, observe) {
 
 function makeTriggers(scenario, trace) {
 	const counts = new Map();
+	// `when: "start"` fires once, on the driver's `fire("start", …)` before the first prompt.
 	const triggers = (scenario.queue ?? []).map((trigger) => {
 		const [type, n] = trigger.when.split("#");
-		return { ...trigger, type, n: Number(n) };
+		return { ...trigger, type, n: n === undefined ? 1 : Number(n) };
 	});
 	return async (eventType, target) => {
 		const count = (counts.get(eventType) ?? 0) + 1;
@@ -595,6 +596,7 @@ function makeTriggers(scenario, trace) {
 				["when", trigger.when],
 				["do", trigger.do],
 				["text", trigger.text],
+				["streamingBehavior", trigger.streaming_behavior],
 			]);
 			try {
 				await target(trigger);
@@ -713,13 +715,14 @@ async function runAgentLayer(scenario, packages, trace) {
 
 	const userMessage = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 0 });
 	const fire = makeTriggers(scenario, trace);
+	const act = async (trigger) => {
+		if (trigger.do === "steer") agent.steer(userMessage(trigger.text));
+		else if (trigger.do === "follow_up") agent.followUp(userMessage(trigger.text));
+		else agent.abort();
+	};
 	agent.subscribe(async (event) => {
 		trace.write("agent", event.type, (t) => eventFields(event, t, false), STREAM_TYPES.has(event.type));
-		await fire(event.type, async (trigger) => {
-			if (trigger.do === "steer") agent.steer(userMessage(trigger.text));
-			else if (trigger.do === "follow_up") agent.followUp(userMessage(trigger.text));
-			else agent.abort();
-		});
+		await fire(event.type, act);
 	});
 
 	// pinb's extension: a project laid out for the agent layer is only the run's working directory.
@@ -731,6 +734,7 @@ async function runAgentLayer(scenario, packages, trace) {
 		process.chdir(scenario.project.cwd ? join(root, ...scenario.project.cwd.split("/")) : root);
 	}
 	try {
+		await fire("start", act);
 		for (const text of prompts(scenario)) {
 			trace.write("driver", "prompt", [["text", text]]);
 			try {
@@ -1153,8 +1157,22 @@ function entrySummary(manager, entry, trace) {
 	return defined(Object.fromEntries(fields));
 }
 
-// The first message entry (append order) with the target's role and text.
+// The target `{type, nth}`: the nth entry (append order, from 1) of that type, whatever the type.
+function findEntryOfType(manager, target) {
+	const nth = target.nth ?? 1;
+	const found = manager.getEntries().filter((entry) => entry.type === target.type);
+	if (found.length < nth) throw new Error(`no ${target.type} entry number ${nth} (the session has ${found.length})`);
+	return found[nth - 1];
+}
+
+// A step's target as its `step` line writes it (`nth` spelled out, as the scenario model reads it).
+function stepTarget(target) {
+	return target?.type === undefined ? target : { type: target.type, nth: target.nth ?? 1 };
+}
+
+// The first message entry (append order) with the target's role and text; or, for `{type, nth}`, findEntryOfType.
 function findEntry(manager, target) {
+	if (target.type !== undefined) return findEntryOfType(manager, target);
 	const found = manager
 		.getEntries()
 		.find(
@@ -1355,15 +1373,21 @@ async function runAppLayer(scenario, packages, trace) {
 		});
 
 		const fire = makeTriggers(scenario, trace);
+		const act = async (trigger) => {
+			if (trigger.do === "steer") await session.steer(trigger.text);
+			else if (trigger.do === "follow_up") await session.followUp(trigger.text);
+			else if (trigger.do === "prompt") {
+				const options = trigger.streaming_behavior ? { streamingBehavior: trigger.streaming_behavior } : undefined;
+				await session.prompt(trigger.text, options);
+			} else void session.abort();
+		};
 		session.subscribe((event) => {
 			trace.write("session", event.type, (t) => eventFields(event, t, false), STREAM_TYPES.has(event.type));
-			void fire(event.type, async (trigger) => {
-				if (trigger.do === "steer") await session.steer(trigger.text);
-				else if (trigger.do === "follow_up") await session.followUp(trigger.text);
-				else void session.abort();
-			});
+			void fire(event.type, act);
 		});
 
+		// Queued before the first prompt (`when: "start"`): each action runs to its end first.
+		await fire("start", act);
 		for (const text of prompts(scenario)) {
 			trace.write("driver", "prompt", [["text", text]]);
 			try {
@@ -1386,7 +1410,7 @@ async function runAppLayer(scenario, packages, trace) {
 			trace.write("driver", "step", (t) => [
 				["do", step.do],
 				["text", step.text],
-				["target", step.target],
+				["target", stepTarget(step.target)],
 				["label", step.label],
 				["instructions", step.instructions],
 				["level", step.level],

@@ -46,7 +46,7 @@ __all__ = [
 #: Scenario ids name trace files, so they are plain slugs (``fullmatch``: no trailing newline sneaks through).
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]*")
 TOOL_NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
-WHEN_PATTERN = re.compile(r"([a-z_]+)#([1-9][0-9]*)")
+WHEN_PATTERN = re.compile(r"([a-z_]+)#([1-9][0-9]*)|start")
 
 HANDLER_EVENTS = (
     "project_trust", "resources_discover", "session_start", "session_info_changed", "session_before_switch",
@@ -494,30 +494,39 @@ class UI(_Model):
 
 
 class Trigger(_Model):
-    """``when`` = ``"<event type>#<n>"``; ``steer``/``follow_up`` need ``text``."""
+    """``when`` = ``"<event type>#<n>"``, or ``"start"`` (before the first prompt); ``steer``/``follow_up``/
+    ``prompt`` need ``text``."""
 
     model_config = ConfigDict(
         json_schema_extra=_schema_extra(
-            {"when": {"pattern": "^[a-z_]+#[1-9][0-9]*$"}},
+            {"when": {"pattern": "^([a-z_]+#[1-9][0-9]*|start)$"}},
             allOf=[
                 {
-                    "if": {"properties": {"do": {"enum": ["steer", "follow_up"]}}, "required": ["do"]},
+                    "if": {"properties": {"do": {"enum": ["steer", "follow_up", "prompt"]}}, "required": ["do"]},
                     "then": {"required": ["text"], "properties": {"text": {"type": "string"}}},
-                }
+                },
+                {
+                    "if": {"properties": {"do": {"not": {"const": "prompt"}}}},
+                    "then": {"not": {"required": ["streaming_behavior"]}},
+                },
             ],
         )
     )
 
     when: str
-    do: Literal["steer", "follow_up", "abort"]
+    do: Literal["steer", "follow_up", "abort", "prompt"]
     text: str | None = None
+    streaming_behavior: Literal["steer", "followUp"] | None = None
+    """``do: prompt`` only: Pi's ``session.prompt(text, {streamingBehavior})`` (absent: none given)."""
 
     @model_validator(mode="after")
     def _check(self) -> Trigger:
         if not WHEN_PATTERN.fullmatch(self.when):
-            raise ValueError(f"when {self.when!r} must look like '<event type>#<n>' (n from 1)")
-        if self.do in ("steer", "follow_up") and self.text is None:
+            raise ValueError(f"when {self.when!r} must look like '<event type>#<n>' (n from 1) or be 'start'")
+        if self.do in ("steer", "follow_up", "prompt") and self.text is None:
             raise ValueError(f"a {self.do} trigger needs text")
+        if self.streaming_behavior is not None and self.do != "prompt":
+            raise ValueError("streaming_behavior applies only to a prompt trigger")
         return self
 
     @property
@@ -526,7 +535,7 @@ class Trigger(_Model):
 
     @property
     def occurrence(self) -> int:
-        return int(self.when.split("#", 1)[1])
+        return int(self.when.split("#", 1)[1]) if "#" in self.when else 1
 
 
 class StreamSettings(_Model):
@@ -674,6 +683,23 @@ class EntryTarget(_Model):
     text: str
 
 
+EntryType = Literal[
+    "message", "thinking_level_change", "model_change", "usage", "compaction", "branch_summary", "custom", "label",
+    "session_info", "custom_message", "context_edit",
+]  # fmt: skip
+
+
+class EntryOfType(_Model):
+    """The ``nth`` entry (in append order, from 1) of this type: a target that need not be a message entry."""
+
+    type: EntryType
+    nth: Annotated[Int, Field(ge=1)] = 1
+
+
+#: What a step may target: a message entry by role and text, or any entry by type and position.
+Target = EntryTarget | EntryOfType
+
+
 class PromptStep(_Model):
     do: Literal["prompt"]
     text: str
@@ -683,21 +709,21 @@ class BranchStep(_Model):
     """``sessionManager.branch(id)``: the target becomes the leaf."""
 
     do: Literal["branch"]
-    target: EntryTarget
+    target: Target
 
 
 class NavigateStep(_Model):
     """``session.navigateTree(id, {summarize: false})``."""
 
     do: Literal["navigate"]
-    target: EntryTarget
+    target: Target
 
 
 class LabelStep(_Model):
     """``sessionManager.appendLabelChange(id, label)``."""
 
     do: Literal["label"]
-    target: EntryTarget
+    target: Target
     label: str
 
 
@@ -763,6 +789,14 @@ def _layer_rules() -> list[dict[str, Any]]:
     return [
         needs("app", "extensions", {"properties": {"extensions": {"minItems": 1}}, "required": ["extensions"]}),
         needs("agent", "hooks", {"properties": {"hooks": {"type": "object"}}, "required": ["hooks"]}),
+        needs(
+            "app",
+            "prompt triggers",
+            {
+                "properties": {"queue": {"contains": {"properties": {"do": {"const": "prompt"}}, "required": ["do"]}}},
+                "required": ["queue"],
+            },
+        ),
         needs("app", "steps and model", {"anyOf": [{"required": ["steps"]}, {"required": ["model"]}]}),
         needs(
             "app",
@@ -825,6 +859,8 @@ class Scenario(_Model):
             raise ValueError(f"id {self.id!r} is not a plain slug (lowercase letters, digits, '.', '_', '-')")
         if self.layer == "agent" and self.extensions:
             raise ValueError("extensions need layer app")
+        if self.layer != "app" and any(trigger.do == "prompt" for trigger in self.queue):
+            raise ValueError("a prompt trigger needs layer app (session.prompt)")
         if self.layer != "agent" and self.hooks is not None:
             raise ValueError("hooks need layer agent")
         settings = self.settings

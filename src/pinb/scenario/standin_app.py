@@ -449,24 +449,44 @@ async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
     triggers = Triggers(scenario.queue, writer)
     pending: set[asyncio.Task[Any]] = set()
 
-    def act(trigger: Trigger) -> None:
-        # Real Pi's listener fires these without awaiting them (`void`): they complete a few ticks later.
+    def work_of(trigger: Trigger) -> Any:
         if trigger.do == "steer":
-            work: Any = session.steer(trigger.text or "")
-        elif trigger.do == "follow_up":
-            work = session.follow_up(trigger.text or "")
-        else:
-            work = session.abort()
-        task = start_like_javascript(_reporting(work, triggers))
+            return session.steer(trigger.text or "")
+        if trigger.do == "follow_up":
+            return session.follow_up(trigger.text or "")
+        if trigger.do == "prompt":
+            return session.prompt(trigger.text or "", streaming_behavior=trigger.streaming_behavior)
+        return None
+
+    async def fire_all(due: list[Trigger]) -> None:
+        # The runner's `fire`: the triggers of one event one after another, each awaited (`await session.steer`)
+        # but an abort, which is fired without awaiting it (`void session.abort()`).
+        for trigger in due:
+            triggers.announce(trigger)
+            work = work_of(trigger)
+            if work is None:
+                spawn(start_like_javascript(_reporting(session.abort(), triggers)))
+                continue
+            try:
+                await work
+            except Exception as exc:
+                triggers.rejected(exc)
+
+    def spawn(task: asyncio.Task[Any] | None) -> None:
         if task is not None:
             pending.add(task)
             task.add_done_callback(pending.discard)
 
     def listener(event: Any) -> None:
         writer.event("session", event)
-        triggers.fire(event.type, act)
+        due = triggers.due(event.type)
+        if due:
+            # Real Pi's listener fires these without awaiting them (`void`): they complete a few ticks later.
+            spawn(start_like_javascript(fire_all(due)))
 
     session.subscribe(listener)
+    # Queued before the first prompt (`when: "start"`): each action runs to its end first.
+    await fire_all(triggers.due("start"))
     await drive_prompts(scenario.prompts, session.prompt, writer)
     shut_down = await drive_steps(scenario, session, writer)
     if not shut_down:

@@ -19,7 +19,7 @@ from pinb.app.resources import CONFIG_DIR_NAME, VirtualFS, Workspace
 from pinb.scenario.model import (
     BranchStep,
     CompactStep,
-    EntryTarget,
+    EntryOfType,
     LabelStep,
     NavigateStep,
     Project,
@@ -29,6 +29,7 @@ from pinb.scenario.model import (
     ShutdownStep,
     SnapshotStep,
     Step,
+    Target,
 )
 from pinb.scenario.trace import Labels, TraceWriter, blocks_text, to_pi_json
 
@@ -171,7 +172,13 @@ def snapshot_line(writer: TraceWriter, manager: Any) -> None:
 # --- steps -----------------------------------------------------------------------------------------------------------
 
 
-def find_entry(manager: Any, target: EntryTarget) -> Any:
+def find_entry(manager: Any, target: Target) -> Any:
+    """The entry a step targets: by role and text (the first message entry), or by type and position."""
+    if isinstance(target, EntryOfType):
+        found = [entry for entry in manager.get_entries() if entry.type == target.type]
+        if len(found) < target.nth:
+            raise LookupError(f"no {target.type} entry number {target.nth} (the session has {len(found)})")
+        return found[target.nth - 1]
     for entry in manager.get_entries():
         if entry.type != "message":
             continue

@@ -1,0 +1,152 @@
+"""Session operations in the scenario format: entry targets by type and position, prompts queued while the agent
+streams, queueing before the first prompt (docs/scenario-format.md). The corpus scenarios recorded on real Pi
+1.6.0 (``scenarios/traces/``) are the reference; these tests pin the grammar and what the stand-in must keep doing."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pinb.errors import ScenarioError
+from pinb.scenario.model import parse_scenario
+from pinb.scenario.standin import run_on_standin
+from pinb.scenario.trace import project
+
+from ._schema import pinb_schema
+
+ROOT = Path(__file__).resolve().parents[2]
+BASE: dict[str, Any] = {
+    "id": "session-operations",
+    "layer": "app",
+    "prompt": "Hello.",
+    "responses": [{"content": [{"type": "text", "text": "Hi."}]}],
+}
+
+
+def _with(**fields: Any) -> dict[str, Any]:
+    return {**copy.deepcopy(BASE), **fields}
+
+
+VALID = [
+    _with(steps=[{"do": "navigate", "target": {"type": "thinking_level_change", "nth": 2}}]),
+    _with(steps=[{"do": "branch", "target": {"type": "model_change"}}]),
+    _with(steps=[{"do": "label", "target": {"type": "compaction", "nth": 1}, "label": "x"}]),
+    _with(queue=[{"when": "start", "do": "steer", "text": "early"}]),
+    _with(queue=[{"when": "turn_start#1", "do": "prompt", "text": "p", "streaming_behavior": "followUp"}]),
+    _with(queue=[{"when": "turn_start#1", "do": "prompt", "text": "p"}]),
+    {**_with(queue=[{"when": "start", "do": "follow_up", "text": "early"}]), "layer": "agent"},
+]
+
+INVALID = [
+    _with(steps=[{"do": "navigate", "target": {"type": "thinking_level_change", "nth": 0}}]),
+    _with(steps=[{"do": "navigate", "target": {"type": "toolResult"}}]),
+    _with(steps=[{"do": "navigate", "target": {"type": "message", "role": "user"}}]),
+    _with(queue=[{"when": "at start", "do": "steer", "text": "early"}]),
+    _with(queue=[{"when": "turn_start#1", "do": "prompt"}]),
+    _with(queue=[{"when": "turn_start#1", "do": "steer", "text": "s", "streaming_behavior": "steer"}]),
+    _with(queue=[{"when": "turn_start#1", "do": "prompt", "text": "p", "streaming_behavior": "follow_up"}]),
+    {**_with(queue=[{"when": "turn_start#1", "do": "prompt", "text": "p"}]), "layer": "agent"},
+]
+
+
+@pytest.mark.parametrize("doc", VALID)
+def test_valid_documents_parse(doc: dict[str, Any]) -> None:
+    parse_scenario(doc)
+
+
+@pytest.mark.parametrize("doc", INVALID)
+def test_invalid_documents_are_one_line_errors(doc: dict[str, Any]) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario(doc)
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("doc", "valid"), [(d, True) for d in VALID] + [(d, False) for d in INVALID])
+def test_the_schema_agrees_with_the_model(doc: dict[str, Any], valid: bool) -> None:
+    import jsonschema
+
+    errors = list(jsonschema.Draft202012Validator(pinb_schema()).iter_errors(doc))
+    assert (errors == []) == valid, [e.message for e in errors]
+
+
+def _driver(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    kept = [line for line in lines if line["source"] == "driver"]
+    return [{k: v for k, v in line.items() if k not in ("seq", "source")} for line in kept]
+
+
+def _recorded(scenario_id: str) -> list[dict[str, Any]]:
+    path = ROOT / "scenarios" / "traces" / "pi-1.6.0" / f"{scenario_id}.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _corpus(scenario_id: str) -> list[dict[str, Any]]:
+    doc = json.loads((ROOT / "scenarios" / f"{scenario_id}.json").read_text(encoding="utf-8"))
+    return run_on_standin(parse_scenario(doc))
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "app-target-entry-types",
+        "app-queue-prompt-while-streaming",
+        "app-queue-before-first-prompt",
+        "agent-queue-before-first-prompt",
+    ],
+)
+def test_the_corpus_scenario_conforms_to_real_pi_on_every_field(scenario_id: str) -> None:
+    assert project(_corpus(scenario_id), projection="full") == project(_recorded(scenario_id), projection="full")
+
+
+def test_a_target_by_type_and_position_names_the_nth_entry_of_that_type() -> None:
+    lines = _corpus("app-target-entry-types")
+    steps = _driver(lines)
+    navigate = steps.index({"type": "step", "do": "navigate", "target": {"type": "thinking_level_change", "nth": 2}})
+    assert steps[navigate + 1] == {"type": "step_resolved", "cancelled": False}  # not a user message: no editor text
+    tree = [line for line in lines if line["source"] == "tree"][-1]
+    entries = {entry["id"]: entry for entry in tree["entries"]}
+    levels = [entry for entry in tree["entries"] if entry["type"] == "thinking_level_change"]
+    # the prompt after navigating continues from the second thinking_level_change entry
+    children = [e.get("text") for e in tree["entries"] if e.get("parentId") == levels[1]["id"]]
+    assert children == ["second question", "from the level change"]
+    assert next(e for e in tree["entries"] if e["type"] == "model_change")["label"] == "origin"
+    assert entries[tree["leaf"]]["text"] == "answer after branching"
+
+
+def test_a_target_the_session_does_not_have_is_rejected_with_the_count() -> None:
+    rejected = [line for line in _corpus("app-target-entry-types") if line["type"] == "step_rejected"]
+    assert [line["error"] for line in rejected] == ["no compaction entry number 1 (the session has 0)"]
+
+
+def test_a_step_target_by_type_is_written_with_its_position_spelled_out() -> None:
+    doc = _with(steps=[{"do": "label", "target": {"type": "model_change"}, "label": "m"}])
+    steps = _driver(run_on_standin(parse_scenario(doc)))
+    assert {"type": "step", "do": "label", "target": {"type": "model_change", "nth": 1}, "label": "m"} in steps
+
+
+def test_a_prompt_queued_while_streaming_steers_follows_up_or_is_refused() -> None:
+    lines = _corpus("app-queue-prompt-while-streaming")
+    inputs = [(line["text"], line.get("streamingBehavior")) for line in lines if line["type"] == "input"]
+    assert inputs == [("start the work", None), ("steer me", "steer"), ("follow me", "followUp"),
+                      ("no behaviour given", None)]  # fmt: skip
+    rejected = [line["error"] for line in lines if line["type"] == "queue_rejected"]
+    assert rejected == [
+        "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+    ]
+    requests = [line for line in lines if line["source"] == "model"]
+    assert requests[1]["messages"][-1] == {"role": "user", "text": "steer me"}
+    assert requests[3]["messages"][-1] == {"role": "user", "text": "follow me"}
+
+
+def test_queueing_before_the_first_prompt_is_delivered_by_its_run() -> None:
+    for scenario_id in ("app-queue-before-first-prompt", "agent-queue-before-first-prompt"):
+        lines = _corpus(scenario_id)
+        first_prompt = next(i for i, line in enumerate(lines) if line["type"] == "prompt")
+        queued = [line["text"] for line in lines[:first_prompt] if line["type"] == "queue"]
+        assert queued == ["steered before the first prompt", "followed up before the first prompt"]
+        requests = [line for line in lines if line["source"] == "model"]
+        assert requests[0]["messages"][-1] == {"role": "user", "text": "steered before the first prompt"}
+        assert requests[1]["messages"][-1] == {"role": "user", "text": "followed up before the first prompt"}

@@ -1208,10 +1208,16 @@ async function runStep(step, session, trace, context) {
 			manager.branch(findEntry(manager, step.target).id);
 			return [];
 		case "navigate": {
-			const result = await session.navigateTree(findEntry(manager, step.target).id, { summarize: false });
+			const result = await session.navigateTree(findEntry(manager, step.target).id, {
+				summarize: step.summarize ?? false,
+				customInstructions: step.instructions,
+				replaceInstructions: step.replace_instructions,
+				label: step.label,
+			});
 			return [
 				["cancelled", result.cancelled],
 				["editorText", result.editorText],
+				["aborted", result.aborted],
 			];
 		}
 		case "label":
@@ -1414,6 +1420,8 @@ async function runAppLayer(scenario, packages, trace) {
 				["label", step.label],
 				["instructions", step.instructions],
 				["level", step.level],
+				["summarize", step.summarize],
+				["replace_instructions", step.replace_instructions],
 			]);
 			try {
 				const fields = await runStep(step, session, trace, context);

@@ -36,12 +36,27 @@ VALID = [
     _with(steps=[{"do": "branch", "target": {"type": "model_change"}}]),
     _with(steps=[{"do": "label", "target": {"type": "compaction", "nth": 1}, "label": "x"}]),
     _with(queue=[{"when": "start", "do": "steer", "text": "early"}]),
+    _with(steps=[{"do": "navigate", "target": {"role": "user", "text": "Hello."}, "summarize": True}]),
+    _with(
+        steps=[
+            {
+                "do": "navigate",
+                "target": {"type": "branch_summary"},
+                "summarize": True,
+                "instructions": "short",
+                "replace_instructions": True,
+                "label": "here",
+            }
+        ]
+    ),
     _with(queue=[{"when": "turn_start#1", "do": "prompt", "text": "p", "streaming_behavior": "followUp"}]),
     _with(queue=[{"when": "turn_start#1", "do": "prompt", "text": "p"}]),
     {**_with(queue=[{"when": "start", "do": "follow_up", "text": "early"}]), "layer": "agent"},
 ]
 
 INVALID = [
+    _with(steps=[{"do": "navigate", "target": {"role": "user", "text": "x"}, "summarize": "yes"}]),
+    _with(steps=[{"do": "branch", "target": {"role": "user", "text": "x"}, "summarize": True}]),
     _with(steps=[{"do": "navigate", "target": {"type": "thinking_level_change", "nth": 0}}]),
     _with(steps=[{"do": "navigate", "target": {"type": "toolResult"}}]),
     _with(steps=[{"do": "navigate", "target": {"type": "message", "role": "user"}}]),
@@ -95,6 +110,7 @@ def _corpus(scenario_id: str) -> list[dict[str, Any]]:
         "app-queue-prompt-while-streaming",
         "app-queue-before-first-prompt",
         "agent-queue-before-first-prompt",
+        "app-navigate-branch-summary",
     ],
 )
 def test_the_corpus_scenario_conforms_to_real_pi_on_every_field(scenario_id: str) -> None:
@@ -150,3 +166,37 @@ def test_queueing_before_the_first_prompt_is_delivered_by_its_run() -> None:
         requests = [line for line in lines if line["source"] == "model"]
         assert requests[0]["messages"][-1] == {"role": "user", "text": "steered before the first prompt"}
         assert requests[1]["messages"][-1] == {"role": "user", "text": "followed up before the first prompt"}
+
+
+def test_a_branch_summary_is_asked_of_the_model_with_pis_prompt_and_lists_the_files_read() -> None:
+    lines = _corpus("app-navigate-branch-summary")
+    requests = [line for line in lines if line["source"] == "model"]
+    first = requests[3]["messages"]
+    assert [m["role"] for m in first] == ["system", "user"]
+    # the branch left behind after the target user message: its tool call and answer, not the message itself
+    assert first[1]["text"].startswith(
+        '<conversation>\n[Assistant tool calls]: read(path="src/app.py")\n\n[Assistant]: It prints hello.\n'
+        "</conversation>\n\nCreate a structured summary of this conversation branch"
+    )
+    inputs = [line for line in lines if line["source"] == "request"]
+    assert inputs[3]["thinkingLevel"] == "low"  # the session's thinking level, the model reasoning
+    tree = next(line for line in lines if line["source"] == "tree")
+    summaries = [e for e in tree["entries"] if e["type"] == "branch_summary"]
+    assert summaries[0]["summary"] == (
+        "The user explored a different conversation branch before returning here.\nSummary of that exploration:"
+        "\n\n## Goal\nRead src/app.py.\n\n<read-files>\nsrc/app.py\n</read-files>"
+    )
+    # replaced instructions are the whole instructions; the label goes on the new summary entry
+    assert requests[5]["messages"][1]["text"].endswith("</conversation>\n\nOne sentence.")
+    assert summaries[1]["label"] == "checkpoint"
+    leaf = next(e for e in tree["entries"] if e["id"] == tree["leaf"])  # the label entry follows the summary
+    assert leaf == {"id": leaf["id"], "parentId": summaries[1]["id"], "type": "label",
+                    "targetId": summaries[1]["id"], "label": "checkpoint"}  # fmt: skip
+
+
+def test_a_branch_summary_that_fails_rejects_the_step_and_moves_nothing() -> None:
+    lines = _corpus("app-navigate-branch-summary")
+    rejected = [line["error"] for line in lines if line["type"] == "step_rejected"]
+    assert rejected == ["Branch summarization failed: No more faux responses queued"]
+    trees = [line for line in lines if line["source"] == "tree"]
+    assert trees[-1]["leaf"] == trees[-2]["leaf"]

@@ -713,10 +713,16 @@ class BranchStep(_Model):
 
 
 class NavigateStep(_Model):
-    """``session.navigateTree(id, {summarize: false})``."""
+    """``session.navigateTree(id, {summarize, customInstructions, replaceInstructions, label})``; with ``summarize``
+    Pi asks the session's model for a summary of the branch left behind (the next scripted response answers)."""
 
     do: Literal["navigate"]
     target: Target
+    summarize: bool | None = None
+    instructions: str | None = None
+    """Pi's ``customInstructions`` for the branch summary."""
+    replace_instructions: bool | None = None
+    label: str | None = None
 
 
 class LabelStep(_Model):

@@ -196,7 +196,8 @@ def _js_quote(text: str) -> str:
 
 def step_fields(step: Step) -> dict[str, Any]:
     data = step.to_json_dict()
-    return {key: data.get(key) for key in ("do", "text", "target", "label", "instructions", "level")}
+    keys = ("do", "text", "target", "label", "instructions", "level", "summarize", "replace_instructions")
+    return {key: data.get(key) for key in keys}
 
 
 def compaction_settings(scenario: Scenario) -> Any:
@@ -219,8 +220,14 @@ async def run_step(step: Step, session: Any, writer: TraceWriter, scenario: Scen
         case BranchStep():
             manager.branch(find_entry(manager, step.target).id)
         case NavigateStep():
-            result = await session.navigate_tree(find_entry(manager, step.target).id, summarize=False)
-            return {"cancelled": result.cancelled, "editorText": result.editor_text}
+            result = await session.navigate_tree(
+                find_entry(manager, step.target).id,
+                summarize=bool(step.summarize),
+                custom_instructions=step.instructions,
+                replace_instructions=step.replace_instructions,
+                label=step.label,
+            )
+            return {"cancelled": result.cancelled, "editorText": result.editor_text, "aborted": result.aborted}
         case LabelStep():
             manager.append_label_change(find_entry(manager, step.target).id, step.label)
         case CompactStep():

@@ -1233,6 +1233,9 @@ async function runStep(step, session, trace, context) {
 		case "set_thinking_level":
 			session.setThinkingLevel(step.level);
 			return [["thinkingLevel", session.thinkingLevel]];
+		case "reload":
+			await session.reload();
+			return [];
 		case "snapshot": {
 			const leaf = manager.getLeafId();
 			trace.write("tree", "snapshot", (t) => [

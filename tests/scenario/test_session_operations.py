@@ -36,6 +36,7 @@ VALID = [
     _with(steps=[{"do": "branch", "target": {"type": "model_change"}}]),
     _with(steps=[{"do": "label", "target": {"type": "compaction", "nth": 1}, "label": "x"}]),
     _with(queue=[{"when": "start", "do": "steer", "text": "early"}]),
+    _with(steps=[{"do": "reload"}]),
     _with(steps=[{"do": "navigate", "target": {"role": "user", "text": "Hello."}, "summarize": True}]),
     _with(
         steps=[
@@ -55,6 +56,8 @@ VALID = [
 ]
 
 INVALID = [
+    _with(steps=[{"do": "reload", "text": "x"}]),
+    {**_with(steps=[{"do": "reload"}]), "layer": "agent"},
     _with(steps=[{"do": "navigate", "target": {"role": "user", "text": "x"}, "summarize": "yes"}]),
     _with(steps=[{"do": "branch", "target": {"role": "user", "text": "x"}, "summarize": True}]),
     _with(steps=[{"do": "navigate", "target": {"type": "thinking_level_change", "nth": 0}}]),
@@ -111,6 +114,7 @@ def _corpus(scenario_id: str) -> list[dict[str, Any]]:
         "app-queue-before-first-prompt",
         "agent-queue-before-first-prompt",
         "app-navigate-branch-summary",
+        "app-reload",
     ],
 )
 def test_the_corpus_scenario_conforms_to_real_pi_on_every_field(scenario_id: str) -> None:
@@ -200,3 +204,30 @@ def test_a_branch_summary_that_fails_rejects_the_step_and_moves_nothing() -> Non
     assert rejected == ["Branch summarization failed: No more faux responses queued"]
     trees = [line for line in lines if line["source"] == "tree"]
     assert trees[-1]["leaf"] == trees[-2]["leaf"]
+
+
+def test_reload_runs_the_extension_factories_again_with_fresh_state() -> None:
+    lines = _corpus("app-reload")
+    ext = [(line["type"], line.get("reason")) for line in lines if line["source"] == "ext" and "reason" in line]
+    assert ext == [
+        ("session_start", "startup"),
+        ("resources_discover", "startup"),
+        ("session_shutdown", "reload"),
+        ("session_start", "reload"),
+        ("resources_discover", "reload"),
+    ]
+    appended = [line for line in lines if line["type"] == "before_agent_start"]
+    assert ["result" in line for line in appended] == [True, False, True]  # "at: 1" counts afresh after the reload
+    requests = [line for line in lines if line["source"] == "model"]
+    assert len(requests[2]["messages"]) == 6  # the conversation survives the reload
+
+
+def test_a_reloaded_session_keeps_reporting_extension_errors() -> None:
+    doc = _with(
+        extensions=[
+            {"name": "x", "handlers": [{"event": "before_agent_start", "action": {"kind": "throw", "message": "boom"}}]}
+        ],
+        steps=[{"do": "reload"}, {"do": "prompt", "text": "again"}],
+    )
+    errors = [line for line in run_on_standin(parse_scenario(doc)) if line["source"] == "error"]
+    assert [line["error"] for line in errors] == ["boom", "boom"]

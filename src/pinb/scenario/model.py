@@ -747,6 +747,13 @@ class SetThinkingLevelStep(_Model):
     level: ThinkingLevel
 
 
+class ReloadStep(_Model):
+    """``session.reload()``: ``session_shutdown`` (reload) to the old extensions, the extension factories run
+    again, ``session_start`` (reload)."""
+
+    do: Literal["reload"]
+
+
 class SnapshotStep(_Model):
     """Writes one ``tree`` line: every entry, the leaf and the active branch."""
 
@@ -766,6 +773,7 @@ Step = Annotated[
     | LabelStep
     | CompactStep
     | SetThinkingLevelStep
+    | ReloadStep
     | SnapshotStep
     | ShutdownStep,
     Field(discriminator="do"),

@@ -24,6 +24,7 @@ from pinb.scenario.model import (
     NavigateStep,
     Project,
     PromptStep,
+    ReloadStep,
     Scenario,
     SetThinkingLevelStep,
     ShutdownStep,
@@ -237,6 +238,8 @@ async def run_step(step: Step, session: Any, writer: TraceWriter, scenario: Scen
         case SetThinkingLevelStep():
             session.set_thinking_level(step.level)
             return {"thinkingLevel": session.agent.state.thinking_level}
+        case ReloadStep():
+            await session.reload()
         case SnapshotStep():
             snapshot_line(writer, manager)
         case ShutdownStep():

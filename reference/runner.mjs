@@ -263,7 +263,21 @@ function eventFields(event, trace, ext) {
 		case "session_start":
 		case "session_shutdown":
 		case "resources_discover":
-			return [["reason", event.reason]];
+			return [
+				["reason", event.reason],
+				["previousSessionFile", scrubPaths(event.previousSessionFile)],
+				["targetSessionFile", scrubPaths(event.targetSessionFile)],
+			];
+		case "session_before_switch":
+			return [
+				["reason", event.reason],
+				["targetSessionFile", scrubPaths(event.targetSessionFile)],
+			];
+		case "session_before_fork":
+			return [
+				["entryId", trace.entry(event.entryId)],
+				["position", event.position],
+			];
 		case "ui_prompt_start":
 		case "ui_prompt_end":
 			return [
@@ -1236,6 +1250,24 @@ async function runStep(step, session, trace, context) {
 		case "reload":
 			await session.reload();
 			return [];
+		case "new_session": {
+			const result = await context.runtime.newSession();
+			return [["cancelled", result.cancelled]];
+		}
+		case "fork": {
+			const options = step.position ? { position: step.position } : undefined;
+			const result = await context.runtime.fork(findEntry(manager, step.target).id, options);
+			return [
+				["cancelled", result.cancelled],
+				["selectedText", result.selectedText],
+			];
+		}
+		case "resume": {
+			// The session file the scenario laid out in its project; its recorded cwd is replaced by the run's.
+			const path = join(context.root, ...step.path.split("/"));
+			const result = await context.runtime.switchSession(path, { cwdOverride: session.sessionManager.getCwd() });
+			return [["cancelled", result.cancelled]];
+		}
 		case "snapshot": {
 			const leaf = manager.getLeafId();
 			trace.write("tree", "snapshot", (t) => [
@@ -1334,53 +1366,34 @@ async function runAppLayer(scenario, packages, trace) {
 			noContextFiles: !project,
 		};
 		if (scenario.system_prompt !== undefined) loaderOptions.systemPrompt = scenario.system_prompt;
-		const resourceLoader = new app.DefaultResourceLoader(loaderOptions);
-		if (trust === "ask") {
-			// What Pi's main does for a project with trust-requiring resources and no stored decision: the
-			// project_trust handlers decide (first yes/no wins), else the default ("ask": untrusted without a UI).
-			const { resolveProjectTrusted } = await importInternal(packages, "pi-coding-agent", "dist/core/project-trust.js");
-			await resourceLoader.reload({
-				resolveProjectTrust: async ({ extensionsResult }) =>
-					resolveProjectTrusted({
-						cwd,
-						trustStore: new app.ProjectTrustStore(agentDir),
-						extensionsResult,
-						projectTrustContext: projectTrustContext(cwd),
-						onExtensionError: (message) =>
-							trace.write("error", "project_trust_error", [["error", namedExtensions(message)]]),
-					}),
-			});
-		} else {
-			await resourceLoader.reload();
-		}
+		// A resource loader runs the extension factories on reload(); each session (the first, and each one a
+		// new_session, fork or resume step makes) gets its own, as Pi's runtime gives each its own services.
+		const makeResourceLoader = async () => {
+			const resourceLoader = new app.DefaultResourceLoader(loaderOptions);
+			if (trust === "ask") {
+				// What Pi's main does for a project with trust-requiring resources and no stored decision: the
+				// project_trust handlers decide (first yes/no wins), else the default ("ask": untrusted without a UI).
+				const { resolveProjectTrusted } = await importInternal(packages, "pi-coding-agent", "dist/core/project-trust.js");
+				await resourceLoader.reload({
+					resolveProjectTrust: async ({ extensionsResult }) =>
+						resolveProjectTrusted({
+							cwd,
+							trustStore: new app.ProjectTrustStore(agentDir),
+							extensionsResult,
+							projectTrustContext: projectTrustContext(cwd),
+							onExtensionError: (message) =>
+								trace.write("error", "project_trust_error", [["error", namedExtensions(message)]]),
+						}),
+				});
+			} else {
+				await resourceLoader.reload();
+			}
+			return resourceLoader;
+		};
+		const resourceLoader = await makeResourceLoader();
 
 		const tools = agentTools(scenario);
-		({ session } = await app.createAgentSession({
-			cwd,
-			agentDir,
-			model: faux.getModel(),
-			thinkingLevel: scenario.model?.thinking_level ?? "off",
-			modelRuntime,
-			resourceLoader,
-			settingsManager,
-			sessionManager: app.SessionManager.inMemory(cwd),
-			tools: tools.map((tool) => tool.name),
-			customTools: tools,
-		}));
-		session.agent.toolExecution = settings.tool_execution ?? "parallel";
-
 		const ui = scenario.ui ?? {};
-		await session.bindExtensions({
-			...(ui.has_ui ? { uiContext: scriptedUI(ui.confirm === true, trace) } : {}),
-			onError: (error) => {
-				trace.write("error", "extension_error", [
-					["extension", extensionName(error.extensionPath)],
-					["event", error.event],
-					["error", error.error],
-				]);
-			},
-		});
-
 		const fire = makeTriggers(scenario, trace);
 		const act = async (trigger) => {
 			if (trigger.do === "steer") await session.steer(trigger.text);
@@ -1390,10 +1403,40 @@ async function runAppLayer(scenario, packages, trace) {
 				await session.prompt(trigger.text, options);
 			} else void session.abort();
 		};
-		session.subscribe((event) => {
-			trace.write("session", event.type, (t) => eventFields(event, t, false), STREAM_TYPES.has(event.type));
-			void fire(event.type, act);
-		});
+		// One session built, bound and traced; `sessionStartEvent` is the runtime's for a replacement session.
+		const startSession = async (loader, sessionManager, sessionStartEvent) => {
+			const { session: created } = await app.createAgentSession({
+				cwd,
+				agentDir,
+				model: faux.getModel(),
+				thinkingLevel: scenario.model?.thinking_level ?? "off",
+				modelRuntime,
+				resourceLoader: loader,
+				settingsManager,
+				sessionManager,
+				tools: tools.map((tool) => tool.name),
+				customTools: tools,
+				...(sessionStartEvent ? { sessionStartEvent } : {}),
+			});
+			session = created;
+			created.agent.toolExecution = settings.tool_execution ?? "parallel";
+			await created.bindExtensions({
+				...(ui.has_ui ? { uiContext: scriptedUI(ui.confirm === true, trace) } : {}),
+				onError: (error) => {
+					trace.write("error", "extension_error", [
+						["extension", extensionName(error.extensionPath)],
+						["event", error.event],
+						["error", error.error],
+					]);
+				},
+			});
+			created.subscribe((event) => {
+				trace.write("session", event.type, (t) => eventFields(event, t, false), STREAM_TYPES.has(event.type));
+				void fire(event.type, act);
+			});
+			return created;
+		};
+		await startSession(resourceLoader, app.SessionManager.inMemory(cwd));
 
 		// Queued before the first prompt (`when: "start"`): each action runs to its end first.
 		await fire("start", act);
@@ -1406,7 +1449,13 @@ async function runAppLayer(scenario, packages, trace) {
 				trace.write("driver", "prompt_rejected", [["error", errorText(error)]]);
 			}
 		}
-		const context = { shutDown: false };
+		// Session replacement (new_session, fork, resume steps) goes through Pi's AgentSessionRuntime, whose
+		// createRuntime builds the next session as the first one was built.
+		const runtime = new app.AgentSessionRuntime(session, { cwd, agentDir }, async (options) => {
+			const created = await startSession(await makeResourceLoader(), options.sessionManager, options.sessionStartEvent);
+			return { session: created, services: { cwd: options.cwd, agentDir: options.agentDir }, diagnostics: [] };
+		});
+		const context = { shutDown: false, runtime, root };
 		if (scenario.steps?.some((step) => step.do === "shutdown")) {
 			({ emitSessionShutdownEvent: context.emitSessionShutdownEvent } = await importInternal(
 				packages,
@@ -1425,6 +1474,8 @@ async function runAppLayer(scenario, packages, trace) {
 				["level", step.level],
 				["summarize", step.summarize],
 				["replace_instructions", step.replace_instructions],
+				["position", step.position],
+				["path", step.path],
 			]);
 			try {
 				const fields = await runStep(step, session, trace, context);

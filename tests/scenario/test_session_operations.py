@@ -37,6 +37,8 @@ VALID = [
     _with(steps=[{"do": "label", "target": {"type": "compaction", "nth": 1}, "label": "x"}]),
     _with(queue=[{"when": "start", "do": "steer", "text": "early"}]),
     _with(steps=[{"do": "reload"}]),
+    _with(steps=[{"do": "new_session"}, {"do": "fork", "target": {"type": "message", "nth": 2}, "position": "at"}]),
+    _with(project={"files": {"s.jsonl": ""}}, steps=[{"do": "new_session"}, {"do": "resume", "path": "s.jsonl"}]),
     _with(steps=[{"do": "navigate", "target": {"role": "user", "text": "Hello."}, "summarize": True}]),
     _with(
         steps=[
@@ -56,6 +58,9 @@ VALID = [
 ]
 
 INVALID = [
+    _with(steps=[{"do": "fork", "target": {"role": "user", "text": "x"}, "position": "after"}]),
+    _with(steps=[{"do": "fork"}]),
+    _with(project={"files": {"s.jsonl": ""}}, steps=[{"do": "resume", "path": "../s.jsonl"}]),
     _with(steps=[{"do": "reload", "text": "x"}]),
     {**_with(steps=[{"do": "reload"}]), "layer": "agent"},
     _with(steps=[{"do": "navigate", "target": {"role": "user", "text": "x"}, "summarize": "yes"}]),
@@ -115,6 +120,9 @@ def _corpus(scenario_id: str) -> list[dict[str, Any]]:
         "agent-queue-before-first-prompt",
         "app-navigate-branch-summary",
         "app-reload",
+        "app-new-session-fork",
+        "app-session-replacement-cancelled",
+        "app-resume",
     ],
 )
 def test_the_corpus_scenario_conforms_to_real_pi_on_every_field(scenario_id: str) -> None:
@@ -231,3 +239,93 @@ def test_a_reloaded_session_keeps_reporting_extension_errors() -> None:
     )
     errors = [line for line in run_on_standin(parse_scenario(doc)) if line["source"] == "error"]
     assert [line["error"] for line in errors] == ["boom", "boom"]
+
+
+#: Rules JSON Schema cannot state: the model refuses them with one line naming the rule.
+MODEL_ONLY_INVALID = [
+    (_with(steps=[{"do": "resume", "path": "s.jsonl"}]), "is not a file of project.files"),
+    (
+        _with(project={"files": {"s.jsonl": ""}}, steps=[{"do": "resume", "path": "s.jsonl"}, {"do": "new_session"}]),
+        "cannot follow a resume step",
+    ),
+]
+
+
+@pytest.mark.parametrize(("doc", "message"), MODEL_ONLY_INVALID)
+def test_session_replacement_rules_the_schema_cannot_state(doc: dict[str, Any], message: str) -> None:
+    with pytest.raises(ScenarioError, match=message):
+        parse_scenario(doc)
+
+
+def _lifecycle(lines: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+    kinds = ("session_start", "session_shutdown", "session_before_switch", "session_before_fork")
+    return [
+        (line["type"], *(str(line[k]) for k in ("reason", "position", "targetSessionFile") if k in line))
+        for line in lines
+        if line["source"] == "ext" and line["type"] in kinds
+    ]
+
+
+def test_fork_and_new_session_replace_the_session_and_reload_its_extensions() -> None:
+    lines = _corpus("app-new-session-fork")
+    assert _lifecycle(lines) == [
+        ("session_start", "startup"),
+        ("session_before_fork", "before"),
+        ("session_shutdown", "fork"),
+        ("session_start", "fork"),
+        ("session_before_fork", "at"),
+        ("session_shutdown", "fork"),
+        ("session_start", "fork"),
+        ("session_before_switch", "new"),
+        ("session_shutdown", "new"),
+        ("session_start", "new"),
+    ]
+    resolved = [line for line in lines if line["type"] == "step_resolved" and "cancelled" in line]
+    assert [line.get("selectedText") for line in resolved] == ["second question", None, None]
+    requests = [line["messages"] for line in lines if line["source"] == "model"]
+    assert [m.get("text") for m in requests[2]] == [None, "first question", "first answer", "question in the fork"]
+    assert [m.get("text") for m in requests[3]] == [None, "question in the new session"]
+    appended = [line for line in lines if line["type"] == "before_agent_start"]
+    assert ["result" in line for line in appended] == [True, False, True, True]  # fresh extension state each time
+
+
+def test_a_cancelled_replacement_leaves_the_session_as_it_was() -> None:
+    lines = _corpus("app-session-replacement-cancelled")
+    resolved = [line for line in lines if line["type"] == "step_resolved" and "cancelled" in line]
+    # the handler is asked before Pi checks the entry: a fork before an assistant message is cancelled too
+    assert [line["cancelled"] for line in resolved] == [True, True, True]
+    assert not [line for line in lines if line["type"] == "step_rejected"]
+    assert not [line for line in lines if line["type"] == "session_shutdown"]
+
+
+def test_resume_switches_to_the_session_file_in_the_project() -> None:
+    lines = _corpus("app-resume")
+    target = "<home>/project/sessions/earlier.jsonl"
+    assert _lifecycle(lines) == [
+        ("session_start", "startup"),
+        ("session_before_switch", "resume", target),
+        ("session_shutdown", "resume", target),
+        ("session_start", "resume"),
+    ]
+    tree = next(line for line in lines if line["source"] == "tree")
+    assert [e.get("text") for e in tree["entries"] if e["type"] == "message"] == [
+        "an earlier question",
+        "an earlier answer",
+    ]
+    request = [line["messages"] for line in lines if line["source"] == "model"][1]
+    assert [m["role"] for m in request] == ["user", "assistant", "system", "user"]
+
+
+def test_a_resume_step_names_a_missing_file_in_one_line_on_the_stand_in() -> None:
+    doc = _with(project={"files": {"s.jsonl": ""}}, steps=[{"do": "resume", "path": "s.jsonl"}])
+    scenario = parse_scenario(doc)
+    lines = run_on_standin(scenario.model_copy(update={"project": scenario.project.model_copy(update={"files": {}})}))
+    assert [line["error"] for line in lines if line["type"] == "step_rejected"] == [
+        "Session file does not exist: <home>/project/s.jsonl"
+    ]
+
+
+def test_a_fork_before_a_message_that_is_not_a_user_message_is_refused() -> None:
+    doc = _with(steps=[{"do": "fork", "target": {"role": "assistant", "text": "Hi."}}, {"do": "snapshot"}])
+    lines = run_on_standin(parse_scenario(doc))
+    assert [line["error"] for line in lines if line["type"] == "step_rejected"] == ["Invalid entry ID for forking"]

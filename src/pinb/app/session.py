@@ -557,7 +557,11 @@ async def create_agent_session(options: AgentSessionOptions | None = None, **kwa
     # reasoning thinks "off", one without an xhigh/max mapping thinks "high" when asked for more.
     thinking_level = clamp_thinking_level(model, options.thinking_level)
     existing = session_manager.build_session_context()
-    if not session_manager.get_entries():
+    if existing.messages:
+        # Pi restores missing settings metadata for older sessions.
+        if not any(entry.type == "thinking_level_change" for entry in session_manager.get_branch()):
+            session_manager.append_thinking_level_change(thinking_level)
+    else:
         # New sessions record the initial model and thinking level so a resume restores them.
         session_manager.append_model_change(model.provider, model.id)
         session_manager.append_thinking_level_change(thinking_level)

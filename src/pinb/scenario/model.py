@@ -754,6 +754,37 @@ class ReloadStep(_Model):
     do: Literal["reload"]
 
 
+class NewSessionStep(_Model):
+    """``AgentSessionRuntime.newSession()``: the session is replaced by a new, empty one (its extensions loaded
+    afresh, ``session_start`` reason ``new``)."""
+
+    do: Literal["new_session"]
+
+
+class ForkStep(_Model):
+    """``AgentSessionRuntime.fork(id, {position})``: a new session holding the path up to the target (``before``,
+    Pi's default: a user message, up to its parent, its text returned; ``at``: up to the target itself)."""
+
+    do: Literal["fork"]
+    target: Target
+    position: Literal["before", "at"] | None = None
+
+
+class ResumeStep(_Model):
+    """``AgentSessionRuntime.switchSession(path)``: the session is replaced by the one in a session file the
+    scenario lays out in its project (``project.files``), the run's working directory as its cwd."""
+
+    model_config = ConfigDict(json_schema_extra=_schema_extra({"path": _PATH_SCHEMA}))
+
+    do: Literal["resume"]
+    path: str
+
+    @model_validator(mode="after")
+    def _inside(self) -> ResumeStep:
+        _relative_path(self.path, "resume path")
+        return self
+
+
 class SnapshotStep(_Model):
     """Writes one ``tree`` line: every entry, the leaf and the active branch."""
 
@@ -774,6 +805,9 @@ Step = Annotated[
     | CompactStep
     | SetThinkingLevelStep
     | ReloadStep
+    | NewSessionStep
+    | ForkStep
+    | ResumeStep
     | SnapshotStep
     | ShutdownStep,
     Field(discriminator="do"),
@@ -891,6 +925,7 @@ class Scenario(_Model):
                 for name in ("trust", "agent_files"):
                     if name in self.project.model_fields_set:
                         raise ValueError(f"project.{name} needs layer app")
+        _check_session_replacements(self)
         shutdowns = [i for i, step in enumerate(self.steps) if isinstance(step, ShutdownStep)]
         if shutdowns and shutdowns[0] != len(self.steps) - 1:
             raise ValueError("a shutdown step must be the last step")
@@ -915,6 +950,19 @@ class Scenario(_Model):
     @property
     def effective_ui(self) -> UI:
         return self.ui if self.ui is not None else UI()
+
+
+def _check_session_replacements(scenario: Scenario) -> None:
+    """A resume step reads a session file of ``project.files``; Pi persists a resumed session, whose next
+    replacement would get a file name made of the clock and a random id, so a resume is the last replacement."""
+    resumed = False
+    for step in scenario.steps:
+        if resumed and isinstance(step, NewSessionStep | ForkStep | ResumeStep):
+            raise ValueError(f"a {step.do} step cannot follow a resume step (Pi names the new session file randomly)")
+        if isinstance(step, ResumeStep):
+            if scenario.project is None or step.path not in scenario.project.files:
+                raise ValueError(f"resume path {step.path!r} is not a file of project.files")
+            resumed = True
 
 
 def _unique(what: str, names: list[str]) -> None:

@@ -20,11 +20,14 @@ from pinb.scenario.model import (
     BranchStep,
     CompactStep,
     EntryOfType,
+    ForkStep,
     LabelStep,
     NavigateStep,
+    NewSessionStep,
     Project,
     PromptStep,
     ReloadStep,
+    ResumeStep,
     Scenario,
     SetThinkingLevelStep,
     ShutdownStep,
@@ -197,7 +200,8 @@ def _js_quote(text: str) -> str:
 
 def step_fields(step: Step) -> dict[str, Any]:
     data = step.to_json_dict()
-    keys = ("do", "text", "target", "label", "instructions", "level", "summarize", "replace_instructions")
+    keys = ("do", "text", "target", "label", "instructions", "level", "summarize", "replace_instructions", "position",
+            "path")  # fmt: skip
     return {key: data.get(key) for key in keys}
 
 
@@ -212,8 +216,9 @@ def compaction_settings(scenario: Scenario) -> Any:
     return replace(DEFAULT_COMPACTION_SETTINGS, **given)
 
 
-async def run_step(step: Step, session: Any, writer: TraceWriter, scenario: Scenario) -> Any:
-    """Do one step; the fields of its ``step_resolved`` line."""
+async def run_step(step: Step, runtime: Any, writer: TraceWriter, scenario: Scenario) -> Any:
+    """Do one step on the runtime's current session; the fields of its ``step_resolved`` line."""
+    session = runtime.session
     manager = session.session_manager
     match step:
         case PromptStep():
@@ -240,6 +245,14 @@ async def run_step(step: Step, session: Any, writer: TraceWriter, scenario: Scen
             return {"thinkingLevel": session.agent.state.thinking_level}
         case ReloadStep():
             await session.reload()
+        case NewSessionStep():
+            return {"cancelled": (await runtime.new_session()).cancelled}
+        case ForkStep():
+            forked = await runtime.fork(find_entry(manager, step.target).id, step.position or "before")
+            return {"cancelled": forked.cancelled, "selectedText": forked.selected_text}
+        case ResumeStep():
+            path, opened = resumed_session(step, scenario, session)
+            return {"cancelled": (await runtime.switch_session(opened, path)).cancelled}
         case SnapshotStep():
             snapshot_line(writer, manager)
         case ShutdownStep():
@@ -251,16 +264,32 @@ async def run_step(step: Step, session: Any, writer: TraceWriter, scenario: Scen
     return None
 
 
-async def drive_steps(scenario: Scenario, session: Any, writer: TraceWriter) -> bool:
-    """Run the scenario's steps after its prompts; True when the last one shut the session down."""
+def resumed_session(step: ResumeStep, scenario: Scenario, session: Any) -> tuple[str, Any]:
+    """The session file a resume step names, read from the project (Pi's ``SessionManager.open`` with the
+    current cwd as ``cwdOverride``), and its path."""
+    from pinb.app.session_tree import SessionManager
+
+    path = posixpath.join(project_root(), step.path)
+    text = scenario.project.files.get(step.path) if scenario.project is not None else None
+    if text is None:
+        raise LookupError(f"Session file does not exist: {path}")
+    manager = SessionManager.from_jsonl(text, path)
+    manager.cwd = session.session_manager.cwd
+    manager.header = manager.header.model_copy(update={"cwd": manager.cwd})
+    return path, manager
+
+
+async def drive_steps(scenario: Scenario, runtime: Any, writer: TraceWriter) -> bool:
+    """Run the scenario's steps after its prompts, each on the runtime's current session (a ``new_session``,
+    ``fork`` or ``resume`` step replaces it); True when the last one shut the session down."""
     from pinb.scenario.standin import error_text
 
     shut_down = False
     for step in scenario.steps:
-        await session.wait_for_idle()
+        await runtime.session.wait_for_idle()
         writer.write("driver", "step", step_fields(step))
         try:
-            fields = await run_step(step, session, writer, scenario)
+            fields = await run_step(step, runtime, writer, scenario)
         except Exception as exc:
             writer.write("driver", "step_rejected", {"error": scrub(error_text(exc))})
         else:

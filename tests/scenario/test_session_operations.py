@@ -329,3 +329,43 @@ def test_a_fork_before_a_message_that_is_not_a_user_message_is_refused() -> None
     doc = _with(steps=[{"do": "fork", "target": {"role": "assistant", "text": "Hi."}}, {"do": "snapshot"}])
     lines = run_on_standin(parse_scenario(doc))
     assert [line["error"] for line in lines if line["type"] == "step_rejected"] == ["Invalid entry ID for forking"]
+
+
+def _differs_under(monkeypatch: pytest.MonkeyPatch, scenario_id: str, target: Any, name: str, value: Any) -> bool:
+    monkeypatch.setattr(target, name, value)
+    return project(_corpus(scenario_id), projection="full") != project(_recorded(scenario_id), projection="full")
+
+
+def test_the_comparison_catches_a_stand_in_that_forgets_the_branchs_thinking_level(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pinb.app.settlement import SettlementMixin
+
+    assert _differs_under(
+        monkeypatch, "app-target-entry-types", SettlementMixin, "_record_selection", lambda self: None
+    )
+
+
+def test_the_comparison_catches_a_branch_summary_without_pis_preamble(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pinb.app import branch_summary
+
+    assert _differs_under(monkeypatch, "app-navigate-branch-summary", branch_summary, "BRANCH_SUMMARY_PREAMBLE", "")
+
+
+def test_the_comparison_catches_a_reload_that_keeps_the_old_handlers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pinb.app import session_reload
+
+    async def keep(session: Any) -> None:
+        return None
+
+    assert _differs_under(monkeypatch, "app-reload", session_reload, "reload_session", keep)
+
+
+def test_the_comparison_catches_a_replacement_without_session_shutdown(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pinb.app.session_runtime import AgentSessionRuntime
+
+    async def dispose_only(self: Any, reason: str, target: str | None) -> None:
+        self.session.dispose()
+
+    assert _differs_under(monkeypatch, "app-new-session-fork", AgentSessionRuntime, "_teardown", dispose_only)
+    assert _differs_under(monkeypatch, "app-resume", AgentSessionRuntime, "_teardown", dispose_only)

@@ -123,6 +123,8 @@ def _corpus(scenario_id: str) -> list[dict[str, Any]]:
         "app-new-session-fork",
         "app-session-replacement-cancelled",
         "app-resume",
+        "app-queue-prompt-at-settle",
+        "app-navigate-summary-handler-instructions",
     ],
 )
 def test_the_corpus_scenario_conforms_to_real_pi_on_every_field(scenario_id: str) -> None:
@@ -369,3 +371,18 @@ def test_the_comparison_catches_a_replacement_without_session_shutdown(monkeypat
 
     assert _differs_under(monkeypatch, "app-new-session-fork", AgentSessionRuntime, "_teardown", dispose_only)
     assert _differs_under(monkeypatch, "app-resume", AgentSessionRuntime, "_teardown", dispose_only)
+
+
+def test_a_session_before_tree_handler_replaces_the_instructions_and_the_label() -> None:
+    lines = _corpus("app-navigate-summary-handler-instructions")
+    request = [line["messages"] for line in lines if line["source"] == "model"][-1]
+    assert request[1]["text"].endswith("</conversation>\n\nSay it in one line.")
+    tree = next(line for line in lines if line["source"] == "tree")
+    summary = next(e for e in tree["entries"] if e["type"] == "branch_summary")
+    assert summary["label"] == "from-handler"
+
+
+def test_a_prompt_queued_at_settle_runs_after_it_and_the_settling_prompt_waits_for_it() -> None:
+    lines = _corpus("app-queue-prompt-at-settle")
+    kinds = [line["type"] for line in lines if line["type"] in ("agent_settled", "prompt_resolved", "queue")]
+    assert kinds == ["agent_settled", "queue", "agent_settled", "prompt_resolved"]

@@ -1264,6 +1264,9 @@ async function runStep(step, session, trace, context) {
 		}
 		case "resume": {
 			// The session file the scenario laid out in its project; its recorded cwd is replaced by the run's.
+			if (step.path.startsWith("/") || step.path.split("/").includes("..")) {
+				throw new Error(`resume path ${step.path}: paths are relative and stay inside the project`);
+			}
 			const path = join(context.root, ...step.path.split("/"));
 			const result = await context.runtime.switchSession(path, { cwdOverride: session.sessionManager.getCwd() });
 			return [["cancelled", result.cancelled]];

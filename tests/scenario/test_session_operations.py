@@ -125,6 +125,7 @@ def _corpus(scenario_id: str) -> list[dict[str, Any]]:
         "app-resume",
         "app-queue-prompt-at-settle",
         "app-navigate-summary-handler-instructions",
+        "app-target-compaction-entries",
     ],
 )
 def test_the_corpus_scenario_conforms_to_real_pi_on_every_field(scenario_id: str) -> None:
@@ -386,3 +387,17 @@ def test_a_prompt_queued_at_settle_runs_after_it_and_the_settling_prompt_waits_f
     lines = _corpus("app-queue-prompt-at-settle")
     kinds = [line["type"] for line in lines if line["type"] in ("agent_settled", "prompt_resolved", "queue")]
     assert kinds == ["agent_settled", "queue", "agent_settled", "prompt_resolved"]
+
+
+def test_compaction_entries_are_targets_for_navigation_labels_and_forks() -> None:
+    lines = _corpus("app-target-compaction-entries")
+    assert not [line for line in lines if line["type"] == "step_rejected"]
+    before_fork, after_fork = [line for line in lines if line["source"] == "tree"]
+    compactions = [e for e in before_fork["entries"] if e["type"] == "compaction"]
+    assert len(compactions) == 2 and compactions[0]["label"] == "first-compaction"
+    # the fork at the 2nd compaction: its path ends there (the label on the 1st re-appended after it)
+    leaf = next(e for e in before_fork["entries"] if e["id"] == before_fork["leaf"])
+    assert leaf["type"] == "label" and leaf["targetId"] == compactions[0]["id"]
+    assert compactions[1]["id"] in before_fork["branch"]
+    texts = [e.get("text") for e in after_fork["entries"] if e["type"] == "message"]
+    assert "from the second compaction" not in texts and texts[-2:] == ["in the fork", texts[-1]]

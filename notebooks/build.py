@@ -250,8 +250,8 @@ def chapter_notebook(found: registry.ChapterFolder, repository: str | None = Non
         cells.append(new_markdown_cell("\n\n".join([f"## {title}", *reported])))
         cells.extend(_card_cell(spec, pictures) for spec in specs if spec.kind != "reported")
     cells.extend(new_markdown_cell(source) if kind == "markdown" else new_code_cell(source) for kind, source in extra)
-    cells.append(new_markdown_cell("## What this run found\n\nEvery claim of the ledger, with its outcome here."))
-    cells.append(new_code_cell("run.summary()"))
+    cells.append(new_markdown_cell("## What this run found\n\nThe counts, the claims that did not hold, every claim."))
+    cells.append(new_code_cell("cards.summary()"))
     notebook = new_notebook(cells=cells)
     notebook.metadata.update(
         {

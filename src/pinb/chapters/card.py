@@ -38,7 +38,7 @@ COLOUR = {
 }
 SYMBOL = {"CONTRADICTED": "✘", "ERROR": "⚠", "NOT EXERCISED": "○", "OBSERVED (partial)": "✔", "OBSERVED": "✔"}
 #: A value longer than this is cut in the table (the whole value is its tooltip and is in the details).
-CELL_CHARS = 320
+CELL_CHARS = 200
 #: Raw trace lines shown per scenario in the details (the run's artefacts and `card.observation.traces` hold all).
 RAW_LINES = 60
 RAW_LINE_CHARS = 240
@@ -149,26 +149,25 @@ def columns(live: Column | None, entries: Sequence[Mapping[str, Any]]) -> list[C
 
 
 def what_it_does(view: ExperimentView) -> str:
-    """One line: what the experiment runs and compares."""
+    """One line: what the experiment runs and compares (scenarios that look alike are named together)."""
     if view.kind != "scenarios" or not view.scenarios:
         return view.description or "no experiment"
-    parts = []
+    alike: dict[str, list[str]] = {}
     for name, scenario in view.scenarios.items():
-        rows = dict(scenario_rows(scenario))
         handlers = [what.split(" on ")[-1] for what, _ in scenario_rows(scenario) if " on " in what]
-        events = sorted(set(handlers), key=handlers.index)
-        bits = [f"prompt {_clip(str(rows.get('prompt') or rows.get('prompt 1') or ''), 40)!s}"]
-        tools = [str(t.get("name")) for t in scenario.get("tools", ())]
-        if tools:
-            bits.append("tools " + ", ".join(tools))
+        bits = [", ".join(str(t.get("name")) for t in scenario.get("tools", ())) or "no tools"]
         if handlers:
-            bits.append(f"{len(handlers)} handler{'s' if len(handlers) != 1 else ''} on " + ", ".join(events))
+            events = ", ".join(sorted(set(handlers), key=handlers.index))
+            bits.append(f"{len(handlers)} handler{'s' if len(handlers) != 1 else ''} on {events}")
         replies = len(scenario.get("responses", ()))
         bits.append(f"{replies} scripted model repl{'ies' if replies != 1 else 'y'}")
-        parts.append(f"{name} ({'; '.join(bits)})")
+        alike.setdefault("; ".join(bits), []).append(name)
+    runs = ", ".join(
+        f"{' and '.join(names)} ({bits}{' each' if len(names) > 1 else ''})" for bits, names in alike.items()
+    )
     more = view.description.partition("; then ")[2]
-    then = f"; then {more}" if more else ""
-    return f"Runs {', '.join(parts)} and compares what the sentence expects of it with what the trace shows{then}."
+    then = f"; then on {more}" if more else ""
+    return f"Runs {runs} and compares what the sentence expects with what the trace shows{then}."
 
 
 def _clip(text: str, limit: int = CELL_CHARS) -> str:
@@ -224,8 +223,14 @@ class Card:
             lines.append(f"{column.header}: {column.verdict}")
             for name in ("expected", "observed", "premise"):
                 value = getattr(column, name)
-                if value:
-                    lines.append(f"    {name}: {_clip(value)}")
+                if not value:
+                    continue
+                first = self.columns[0]
+                if name == "observed" and value == column.expected:
+                    value = "= expected"
+                elif first.live and column is not first and value == getattr(first, name):
+                    value = "= this run"
+                lines.append(f"    {name}: {_clip(value)}")
         if self.spec.covers:
             lines.append("covers: " + "; ".join(f"“{part}”" for part in self.spec.covers))
         if self._partial():
@@ -280,8 +285,8 @@ class Card:
             values = [getattr(c, name) for c in self.columns]
             if not any(values):
                 continue
-            shown = (f'<span title="{escape(v)}">{escape(_clip(v))}</span>' if v else "—" for v in values)
-            rows.append("<tr>" + cell(name, nowrap=True) + "".join(cell(s) for s in shown) + "</tr>")
+            shown = (_value_html(c, name, self.columns[0]) for c in self.columns)
+            rows.append("<tr>" + cell(name, nowrap=True) + "".join(cell(v) for v in shown) + "</tr>")
         if self.spec.covers:
             covers = "; ".join(f"“{escape(part)}”" for part in self.spec.covers)
             span = len(self.columns)
@@ -441,6 +446,43 @@ class Cards:
             card.show()
         return card
 
+    def summary(self) -> Shown:
+        """The run's counts in one line, the claims that did not hold listed, every claim's row folded away."""
+        from pinb.claims import VERDICTS
+
+        run = self.run
+        rows = run.summary_rows()
+        counts: dict[str, int] = {}
+        for row in rows:
+            kind = verdict_kind(row["status"])
+            counts[kind] = counts.get(kind, 0) + 1
+        order = ("OBSERVED", "OBSERVED (partial)", *VERDICTS[1:])
+        head = f"{run.chapter_id} on {run.label}: " + ", ".join(f"{counts[v]} {v}" for v in order if v in counts)
+        print(head)
+        flagged = [r for r in rows if verdict_kind(r["status"]) in ("CONTRADICTED", "ERROR", "NOT EXERCISED")]
+        for row in flagged:
+            print(f"  {row['status']}: {row['claim']}: {row['why']}")
+
+        def table(chosen: list[dict[str, str]]) -> str:
+            body = "".join(
+                f"<tr>{cell(code(r['claim']))}{cell(_verdict_html(Column((run.label,), r['status'])))}"
+                f"{cell(escape(_clip(r['why'], 200)))}</tr>"
+                for r in chosen
+            )
+            headers = "".join(cell(h, header=True) for h in ("claim", "verdict", "observed / why unrun"))
+            return (
+                "<table class='pinb-table' style='border-collapse:collapse;margin:4px 0'>"
+                f"<thead><tr>{headers}</tr></thead><tbody>{body}</tbody></table>"
+            )
+
+        shown = table(flagged) if flagged else "<div>No claim was contradicted, raised or left unexercised.</div>"
+        html = (
+            f"<div><b>{escape(head)}</b></div>{shown}<details class='pinb-details'>"
+            f"<summary>every claim of the ledger ({len(rows)} rows)</summary>{table(rows)}</details>"
+        )
+        text = "\n".join(f"  {r['status']}: {r['claim']}: {r['why']}" for r in rows)
+        return Shown(text, html=html)
+
 
 async def _quietly(awaitable: Any) -> Any:
     """Await the check with its own displays held back (the card shows the outcome and the recorded verdicts);
@@ -474,6 +516,22 @@ def _held_back(data: Mapping[str, Any]) -> bool:
 
     head = recorded_shown([]).text.splitlines()[0]
     return CLAIM_MIME in data or str(data.get("text/plain", "")).startswith(head)
+
+
+SAME = "<span style='color:#57606a'>{}</span>"
+
+
+def _value_html(column: Column, name: str, first: Column) -> str:
+    """A value of the table, or a grey word where it repeats one beside it: the observation that is exactly what
+    was expected, a recorded value that is exactly this run's."""
+    value = getattr(column, name)
+    if not value:
+        return "—"
+    if name == "observed" and value == column.expected:
+        return SAME.format("= expected")
+    if first.live and column is not first and value == getattr(first, name):
+        return SAME.format("= this run")
+    return f'<span title="{escape(value)}">{escape(_clip(value))}</span>'
 
 
 def _verdict_html(column: Column) -> str:

@@ -45,6 +45,7 @@ COLAB_PINS = {
     "traitlets": "5.7.1",
     "tornado": "6.4.2",
     "pyzmq": "26.2.1",
+    "notebook": "6.5.7",
     "nbformat": "5.10.4",
     "nbclient": "0.10.2",
     "pydantic": "2.11.7",
@@ -103,7 +104,13 @@ def find_python(given: str | None) -> str | None:
 
 
 def pip(venv: Path, *args: str) -> None:
-    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", *args], check=True)
+    """`pip install` in the venv; its warnings are kept back unless it fails."""
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", *args], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        print(done.stderr[-4000:], file=sys.stderr)
+        done.check_returncode()
 
 
 def installed(venv: Path) -> dict[str, str]:
@@ -148,11 +155,14 @@ def main(argv: list[str] | None = None) -> int:
         figures["pinb_install_seconds"] = round(time.monotonic() - started, 1)
         found = installed(venv)
         moved = {
-            name: found.get(name.lower())
-            for name, version in COLAB_PINS.items()
-            if found.get(name.lower()) != version
+            name: found.get(name.lower()) for name, version in COLAB_PINS.items() if found.get(name.lower()) != version
         }
         figures["pins_moved"] = moved
+        figures["added_by_pinb"] = {
+            name: found.get(name) for name in ("pinb", "papermill", "hypothesis", "ruamel-yaml")
+        }
+        checked = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "check"], capture_output=True, text=True)
+        figures["pip_check"] = checked.stdout.strip().splitlines()[-1] if checked.stdout.strip() else ""
         figures["python_version"] = subprocess.run(
             [str(venv / "bin" / "python"), "-c", "import platform; print(platform.python_version())"],
             capture_output=True,

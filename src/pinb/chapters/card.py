@@ -398,11 +398,13 @@ class Card:
         if get_ipython() is None:
             print(self.text())
             return
-        for quote in self.spec.quotes:
-            if is_sequence_diagram(quote):
-                block = mermaid_block(quote)
-                display({"text/markdown": block, "text/plain": block}, raw=True)
+        for block in self.diagrams():
+            display({"text/markdown": block, "text/plain": block}, raw=True)
         display(self._repr_mimebundle_(), raw=True)
+
+    def diagrams(self) -> list[str]:
+        """The quotes that are pieces of the book's sequence diagram, as Mermaid blocks (shown above the card)."""
+        return [mermaid_block(quote) for quote in self.spec.quotes if is_sequence_diagram(quote)]
 
     @contextmanager
     def pictures(self) -> Iterator[None]:

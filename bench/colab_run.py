@@ -25,6 +25,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -117,7 +118,12 @@ def installed(venv: Path) -> dict[str, str]:
     done = subprocess.run(
         [str(venv / "bin" / "python"), "-m", "pip", "list", "--format=json"], capture_output=True, text=True, check=True
     )
-    return {item["name"].lower().replace("_", "-"): item["version"] for item in json.loads(done.stdout)}
+    return {key(item["name"]): item["version"] for item in json.loads(done.stdout)}
+
+
+def key(name: str) -> str:
+    """A distribution's name as pip compares them (PEP 503): `ruamel.yaml` and `ruamel_yaml` are `ruamel-yaml`."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,9 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         pip(venv, "-c", str(pins), str(source))
         figures["pinb_install_seconds"] = round(time.monotonic() - started, 1)
         found = installed(venv)
-        moved = {
-            name: found.get(name.lower()) for name, version in COLAB_PINS.items() if found.get(name.lower()) != version
-        }
+        moved = {name: found.get(key(name)) for name, version in COLAB_PINS.items() if found.get(key(name)) != version}
         figures["pins_moved"] = moved
         figures["added_by_pinb"] = {
             name: found.get(name) for name in ("pinb", "papermill", "hypothesis", "ruamel-yaml")

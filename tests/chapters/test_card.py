@@ -123,3 +123,19 @@ def test_the_summary_lists_what_did_not_hold_and_folds_the_rest() -> None:
 def test_a_column_without_a_check_says_why() -> None:
     column = live_column("pi@1.6.0", None, "Pi 1.6.0 is not installed")
     assert column == Column(("pi@1.6.0",), "UNRUN", observed="Pi 1.6.0 is not installed", live=True)
+
+
+def test_a_counterfactual_is_shown_under_the_card_and_the_outcome_only_in_it() -> None:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from pinb.testing.counterfactual import attach
+
+    InteractiveShell.instance()
+    try:
+        run = ChapterRun("pi-16-chapter", "standin", recorded={ORDER: [_entry("pi@1.6.0", "OBSERVED")]})
+        attach(run, "first")
+        card = asyncio.run(Cards(run).check(ORDER, show=False))
+        texts = [str(output.data.get("text/html", "")) for output in card.under]
+        assert len(texts) == 1 and "counterfactual" in texts[0]  # neither the outcome nor the recorded table
+    finally:
+        InteractiveShell.clear_instance()

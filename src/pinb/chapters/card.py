@@ -188,6 +188,8 @@ class Card:
     """The check's `Observation` (traces, finding, result) for pictures and further reading."""
     more: list[Shown] = field(default_factory=list)
     """What `with card.pictures():` drew, shown inside the details."""
+    under: list[Any] = field(default_factory=list, repr=False)
+    """What else the check displayed (a counterfactual's verdict), shown under the card."""
 
     # --- what a reader sees -------------------------------------------------------------------------------------
 
@@ -401,6 +403,8 @@ class Card:
         for block in self.diagrams():
             display({"text/markdown": block, "text/plain": block}, raw=True)
         display(self._repr_mimebundle_(), raw=True)
+        for output in self.under:
+            display(output.data, metadata=output.metadata, raw=True)
 
     def diagrams(self) -> list[str]:
         """The quotes that are pieces of the book's sequence diagram, as Mermaid blocks (shown above the card)."""
@@ -438,12 +442,12 @@ class Cards:
         run = self.run
         view = experiment if experiment is not None else run.experiment(claim_id)
         before = len(recorded())
-        observation = await _quietly(run.check(claim_id, view, show=False))
+        observation, under = await _quietly(run.check(claim_id, view, show=False))
         mine = [o for o in recorded()[before:] if o.claim_id == claim_id]
         outcome = mine[-1] if mine else None
         live = live_column(run.label, outcome, getattr(observation, "unrun", None))
         entries = [dict(e) for e in run.recorded.get(claim_id, ())]
-        card = Card(claim_spec(claim_id), view, outcome, columns(live, entries), observation)
+        card = Card(claim_spec(claim_id), view, outcome, columns(live, entries), observation, under=under)
         if show:
             card.show()
         return card
@@ -486,18 +490,18 @@ class Cards:
         return Shown(text, html=html)
 
 
-async def _quietly(awaitable: Any) -> Any:
-    """Await the check with its own displays held back (the card shows the outcome and the recorded verdicts);
-    anything else it displays (a counterfactual) is shown after it. Should the check raise, what it displayed is
-    shown before the exception, so its recorded ERROR is in the notebook."""
+async def _quietly(awaitable: Any) -> tuple[Any, list[Any]]:
+    """Await the check with its displays held back: the card shows the outcome and the recorded verdicts, and
+    anything else the check displayed (a counterfactual) is returned to be shown under the card. Should the check
+    raise, what it displayed is shown before the exception, so its recorded ERROR is in the notebook."""
     try:
         from IPython import get_ipython
         from IPython.display import display
         from IPython.utils.capture import capture_output
     except ImportError:
-        return await awaitable
+        return await awaitable, []
     if get_ipython() is None:
-        return await awaitable
+        return await awaitable, []
     error: BaseException | None = None
     result: Any = None
     with capture_output(stdout=False, stderr=False, display=True) as captured:
@@ -505,12 +509,11 @@ async def _quietly(awaitable: Any) -> Any:
             result = await awaitable
         except BaseException as exc:  # re-raised below, once what the check displayed is shown
             error = exc
-    for output in captured.outputs:
-        if error is not None or not _held_back(output.data):
-            display(output.data, metadata=output.metadata, raw=True)
     if error is not None:
+        for output in captured.outputs:
+            display(output.data, metadata=output.metadata, raw=True)
         raise error
-    return result
+    return result, [output for output in captured.outputs if not _held_back(output.data)]
 
 
 def _held_back(data: Mapping[str, Any]) -> bool:

@@ -103,7 +103,9 @@ def test_pictures_drawn_into_the_card_go_inside_its_details() -> None:
         card = _check(ORDER, show=False)
         with card.pictures():
             display(HTML("<p class='picture'>drawn</p>"))
-        assert "<p class='picture'>drawn</p>" in card.html().split("<details")[1]
+            print("printed")
+        details = card.html().split("<details")[1]
+        assert "<p class='picture'>drawn</p>" in details and "<pre>printed\n</pre>" in details
     finally:
         InteractiveShell.clear_instance()
 

@@ -412,14 +412,16 @@ class Card:
 
     @contextmanager
     def pictures(self) -> Iterator[None]:
-        """What the block displays is drawn inside the card's details instead of under it."""
+        """What the block displays or prints is drawn inside the card's details instead of above it."""
         try:
             from IPython.utils.capture import capture_output
         except ImportError:
             yield
             return
-        with capture_output(stdout=False, stderr=False, display=True) as captured:
+        with capture_output(stdout=True, stderr=False, display=True) as captured:
             yield
+        if captured.stdout:
+            self.more.append(Shown(captured.stdout, html=f"<pre>{escape(captured.stdout)}</pre>"))
         for output in captured.outputs:
             data = output.data
             self.more.append(

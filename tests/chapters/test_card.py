@@ -48,7 +48,9 @@ def test_releases_that_agree_share_a_column_each_named_in_its_tooltip() -> None:
 def test_a_recorded_run_of_this_backend_that_agrees_joins_this_runs_column() -> None:
     outcome = ClaimOutcome(claim_id=ORDER, outcome="holds", evidence="x", expected="a", observed="a")
     found = columns(live_column("standin", outcome, None), [_entry("standin", "OBSERVED", expected="a")])
-    assert len(found) == 1 and "recorded standin: run run-standin" in found[0].runs[0]
+    assert len(found) == 1 and found[0].runs == (
+        "recorded standin: run run-standin (2026-12-02) gave the same verdict",
+    )
 
 
 def test_a_contradiction_on_a_recorded_backend_heads_the_card_never_under_a_tick() -> None:

@@ -95,22 +95,23 @@ def _release_key(backend: str) -> tuple[int, ...]:
     return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
 
 
-def live_column(label: str, outcome: ClaimOutcome | None, unrun: str | None, also: Sequence[str] = ()) -> Column:
+def live_column(label: str, outcome: ClaimOutcome | None, unrun: str | None) -> Column:
     """This run's column: the recorded outcome's structured observation (a check that is not a property has only
     its evidence, shown as the observation)."""
     if outcome is None:
-        return Column((label,), "UNRUN", observed=unrun or "not checked in this run", live=True, runs=tuple(also))
+        return Column((label,), "UNRUN", observed=unrun or "not checked in this run", live=True)
     if outcome.outcome == "skipped":
-        return Column((label,), "UNRUN", observed=outcome.evidence, live=True, runs=tuple(also))
+        return Column((label,), "UNRUN", observed=outcome.evidence, live=True)
     observed = outcome.observed or outcome.evidence
     if outcome.outcome == "error":
         observed = outcome.evidence
-    return Column((label,), outcome.verdict, outcome.expected, observed, outcome.premise, live=True, runs=tuple(also))
+    return Column((label,), outcome.verdict, outcome.expected, observed, outcome.premise, live=True)
 
 
 def recorded_column(entry: Mapping[str, Any]) -> Column:
     backend = str(entry.get("backend"))
-    where = f"{backend}: run {entry.get('run_id')} ({entry.get('date') or 'date unknown'}, {entry.get('source')})"
+    source = f", from the {entry['source']}" if entry.get("source") else ""
+    where = f"{backend}: run {entry.get('run_id')} ({entry.get('date') or 'date unknown'}{source})"
     structured = bool(entry.get("expected") or entry.get("observed"))
     evidence = str(entry.get("evidence") or entry.get("reason") or "")
     return Column(
@@ -130,7 +131,7 @@ def columns(live: Column | None, entries: Sequence[Mapping[str, Any]]) -> list[C
     for entry in entries:
         column = recorded_column(entry)
         if live is not None and column.backends == live.backends and column.kind == live.kind:
-            out[0] = replace(out[0], runs=(*out[0].runs, f"recorded {column.runs[0]} agrees"))
+            out[0] = replace(out[0], runs=(*out[0].runs, f"recorded {column.runs[0]} gave the same verdict"))
             continue
         previous = out[-1] if out else None
         if (

@@ -240,8 +240,9 @@ def chapter_notebook(found: registry.ChapterFolder, repository: str | None = Non
         new_code_cell(INSTALL),
         new_code_cell(SETUP.format(chapter=ledger.id, knob_names=knob_names)),
     ]
-    for cell in setup:  # the reader sees their outputs; the code is one click away
+    for cell in setup:  # the reader sees their outputs; the code is one click away (JupyterLab; Colab's form view)
         cell.metadata["jupyter"] = {"source_hidden": True}
+        cell.metadata["cellView"] = "form"
     cells = [new_markdown_cell(title + badge), setup[0], new_markdown_cell(HOW_TO.format(chapter=ledger.id))]
     cells += [parameters, *setup[1:]]
     for title, specs in _sections(ledger):

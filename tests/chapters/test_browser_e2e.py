@@ -3,8 +3,9 @@
 Opens a copy of notebooks/16-chapter.ipynb, runs all cells, and checks that the guard tester widget renders and
 answers a command typed into it. Then, for each chapter notebook, Run All as a reader would (1280×800, every cell
 rendered): every picture has a viewBox, holds its content and fits its cell; the corpus table is there; each widget
-answers after an edit; and it prints the document height in screen-heights (document height ÷ 800 px), the figure
-the notebooks' length targets are measured in.
+answers after an edit; each claim is a card whose collapsed details open on request; the findings table is in the
+first screen; saving the executed notebook leaves its fingerprint (so every recorded run) as it was; and it prints
+and asserts the length targets: the document height in screen-heights (document height ÷ 800 px) and the cells.
 """
 
 from __future__ import annotations
@@ -212,12 +213,27 @@ def test_a_reader_runs_all(lab_root: str, notebook: str, tmp_path: Path) -> None
             assert [p for p in pictures if not p["viewBox"] or p["outside"] or p["wider"]] == []
             if notebook == "16-chapter.ipynb":
                 _widgets_answer_after_an_edit(page, sync_api)
+            _saving_keeps_the_fingerprint(page, tmp_path / notebook, REPO / "notebooks" / notebook)
         except Exception:
             page.screenshot(path=str(tmp_path / f"failure-{notebook}.png"), full_page=True)
             print("screenshot:", tmp_path / f"failure-{notebook}.png")
             raise
         finally:
             browser.close()
+
+
+def _saving_keeps_the_fingerprint(page: Any, saved: Path, committed: Path) -> None:
+    """File → Save writes the outputs, the opened details and JupyterLab's metadata, none of which the run
+    fingerprint covers: every recorded run stays current (status shows no STALE for it)."""
+    from pinb.kit.notebook import has_outputs, notebook_fingerprint, read_notebook
+
+    page.click("div.lm-MenuBar-itemLabel:text-is('File')")
+    page.locator("li.lm-Menu-item[data-command='docmanager:save']").first.click()
+    deadline = time.monotonic() + 60
+    while not has_outputs(read_notebook(saved)):
+        assert time.monotonic() < deadline, "File → Save did not write the executed notebook"
+        time.sleep(0.5)
+    assert notebook_fingerprint(read_notebook(saved)) == notebook_fingerprint(read_notebook(committed))
 
 
 def _findings_first_and_cards(page: Any, sync_api: Any) -> None:

@@ -42,17 +42,19 @@ witnesses = 0  # generated witnesses per property claim besides the hand-written
 HOW_TO = """\
 ## How to use this notebook
 
-Each section quotes the book, shows the **experiment** that checks the sentence, runs it on the backend chosen in
-the parameters cell below, draws what happened, and records the **verdict**: OBSERVED (the sentence held;
-"OBSERVED (partial: …)" when the check leaves parts of it untested, named), CONTRADICTED (a finding: it did not),
-NOT EXERCISED (the scenarios never put the sentence to the test), ERROR (the experiment raised) or UNRUN (with the
-reason). A claim checked as a property says what it expected, what it observed and, with `witnesses` set, what
-each generated witness said. Under each live verdict, the verdicts other backends' recorded runs gave are shown,
-labelled as recorded.
+Each claim is one **card**: the book's sentence, one line on what the experiment does, and a table with a column
+per backend — this run (on the backend chosen in the parameters cell below), then every backend's recorded run —
+whose rows are the **verdict**, the value the sentence makes us **expect**, the value the trace **shows**, the
+**premise** (what in the witness puts the sentence to the test) and what the check **covers**. The verdicts:
+OBSERVED (the sentence held; "partial: not covered: …" names what the check leaves untested), CONTRADICTED (a
+finding: it did not; shown as a red banner on whichever backend said it), NOT EXERCISED (the scenarios never put
+the sentence to the test), ERROR (the experiment raised) or UNRUN (with the reason). The scenario steps, the
+timeline, each witness's verdict and the raw trace are folded under the card's "steps, timeline and trace" line.
 
-- Scenarios are data: change an entry of `experiment.scenarios[...]`, re-run the check cell under it, and watch
-  the verdict follow (an edited run says so in its evidence). An edit that removes what the sentence speaks of
-  (one extension where it speaks of several) says NOT EXERCISED, never OBSERVED.
+- Scenarios are data: `card.experiment.scenarios[...]` is what the card ran; change an entry and check again
+  with it, `card = await cards.check("<claim id>", card.experiment)`, to watch the verdict follow (an edited
+  run says so in its evidence). An edit that removes what the sentence speaks of (one extension where it speaks
+  of several) says NOT EXERCISED, never OBSERVED.
 - The parameters cell chooses the backend (`standin`, or `pi` for the real Pi packages through Node) and the
   experiments' knobs; `counterfactual = "first"` also shows what each check would say had Pi behaved otherwise.
 - Headless, `pinb verify {chapter}` runs this notebook with papermill and records the run.
@@ -97,6 +99,7 @@ SETUP = """\
 from IPython.display import display
 
 from pinb.chapters import views, widgets
+from pinb.chapters.card import Cards
 from pinb.chapters.experiments import ChapterRun
 
 if backend == "pi":
@@ -120,6 +123,7 @@ run = ChapterRun(
     recorded=recorded,
     witnesses=witnesses,
 )
+cards = Cards(run)  # `await cards.check(claim_id)` checks one claim and shows its card
 print("checking", {chapter!r}, "on", run.label)
 if counterfactual:  # off by default: each check also shows what it would say had Pi behaved otherwise
     from pinb.testing.counterfactual import attach
@@ -141,26 +145,25 @@ def _quoted(quote: str) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in quote.splitlines())
 
 
-def _quote(spec: Claim) -> str:
+def _reported(spec: Claim) -> str:
+    """A reported claim: its quote, where it is, and why nothing here runs it."""
     quoted = "\n>\n".join(_quoted(q) for q in spec.quotes)
-    where = f"*{spec.location}* · `{spec.id}` · {spec.kind}"
-    if spec.kind == "reported":
-        return f"{quoted}\n\n{where} — **reported, not run**: {spec.reason}."
-    notes = "".join(f"\n\nNote: {note}." for note in spec.notes)
-    return f"{quoted}\n\n{where} · checked on: {', '.join(spec.backends or ())}{notes}"
+    return f"{quoted}\n\n*{spec.location}* · `{spec.id}` — **reported, not run**: {spec.reason}."
 
 
-def _claim_cells(spec: Claim, pictures: dict[str, list[str]]) -> list[Any]:
-    """A reported claim is its quote and reason; a runnable one also shows its experiment, runs it, judges it."""
-    cells = [new_markdown_cell(_quote(spec))]
-    if spec.kind == "reported":
-        return cells
+def _card_cell(spec: Claim, pictures: dict[str, list[str]]) -> Any:
+    """One code cell per runnable claim: it checks the claim and shows its card (the quote is in the card)."""
     own = pictures.get(spec.id, [])
-    show = "" if not own else ", show=False"
-    cells.append(new_code_cell(f"experiment = run.experiment({spec.id!r})\nexperiment"))
-    cells.append(new_code_cell(f"obs = await run.check({spec.id!r}, experiment{show})"))
-    cells.extend(new_code_cell(source) for source in own)
-    return cells
+    if not own:
+        return new_code_cell(f"card = await cards.check({spec.id!r})")
+    drawn = "\n".join("    " + line if line else "" for source in own for line in source.splitlines())
+    return new_code_cell(
+        f"card = await cards.check({spec.id!r}, show=False)\n"
+        "obs = card.observation\n"
+        "with card.pictures():  # drawn inside the card's details\n"
+        f"{drawn}\n"
+        "card.show()"
+    )
 
 
 def _sections(ledger: Ledger) -> list[tuple[str, list[Claim]]]:
@@ -233,17 +236,24 @@ def chapter_notebook(found: registry.ChapterFolder, repository: str | None = Non
     parameters = new_code_cell(_parameters(knobs, repository).rstrip("\n") + "\n")
     parameters.metadata["tags"] = ["parameters"]
     knob_names = ", ".join(f"{name}={name}" for name in knobs)
-    cells = [new_markdown_cell(title + badge), new_code_cell(FINDINGS_MAP.format(chapter=ledger.id))]
-    cells.append(new_markdown_cell(HOW_TO.format(chapter=ledger.id)))
-    cells += [parameters, new_code_cell(INSTALL)]
-    cells.append(new_code_cell(SETUP.format(chapter=ledger.id, knob_names=knob_names)))
+    setup = [
+        new_code_cell(FINDINGS_MAP.format(chapter=ledger.id)),
+        new_code_cell(INSTALL),
+        new_code_cell(SETUP.format(chapter=ledger.id, knob_names=knob_names)),
+    ]
+    for cell in setup:  # the reader sees their outputs; the code is one click away (JupyterLab; Colab's form view)
+        cell.metadata["jupyter"] = {"source_hidden": True}
+        cell.metadata["cellView"] = "form"
+    cells = [new_markdown_cell(title + badge), setup[0], new_markdown_cell(HOW_TO.format(chapter=ledger.id))]
+    cells += [parameters, *setup[1:]]
     for title, specs in _sections(ledger):
-        cells.append(new_markdown_cell(f"## {title}"))
-        for spec in specs:
-            cells.extend(_claim_cells(spec, pictures))
+        # one markdown cell per section: its heading, then the claims it reports but nothing here can run
+        reported = [_reported(spec) for spec in specs if spec.kind == "reported"]
+        cells.append(new_markdown_cell("\n\n".join([f"## {title}", *reported])))
+        cells.extend(_card_cell(spec, pictures) for spec in specs if spec.kind != "reported")
     cells.extend(new_markdown_cell(source) if kind == "markdown" else new_code_cell(source) for kind, source in extra)
-    cells.append(new_markdown_cell("## What this run found\n\nEvery claim of the ledger, with its outcome here."))
-    cells.append(new_code_cell("run.summary()"))
+    cells.append(new_markdown_cell("## What this run found\n\nThe counts, the claims that did not hold, every claim."))
+    cells.append(new_code_cell("cards.summary()"))
     notebook = new_notebook(cells=cells)
     notebook.metadata.update(
         {

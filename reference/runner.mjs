@@ -263,7 +263,21 @@ function eventFields(event, trace, ext) {
 		case "session_start":
 		case "session_shutdown":
 		case "resources_discover":
-			return [["reason", event.reason]];
+			return [
+				["reason", event.reason],
+				["previousSessionFile", scrubPaths(event.previousSessionFile)],
+				["targetSessionFile", scrubPaths(event.targetSessionFile)],
+			];
+		case "session_before_switch":
+			return [
+				["reason", event.reason],
+				["targetSessionFile", scrubPaths(event.targetSessionFile)],
+			];
+		case "session_before_fork":
+			return [
+				["entryId", trace.entry(event.entryId)],
+				["position", event.position],
+			];
 		case "ui_prompt_start":
 		case "ui_prompt_end":
 			return [
@@ -582,9 +596,10 @@ function instrumentProvider(faux, trace, script, observe) {
 
 function makeTriggers(scenario, trace) {
 	const counts = new Map();
+	// `when: "start"` fires once, on the driver's `fire("start", …)` before the first prompt.
 	const triggers = (scenario.queue ?? []).map((trigger) => {
 		const [type, n] = trigger.when.split("#");
-		return { ...trigger, type, n: Number(n) };
+		return { ...trigger, type, n: n === undefined ? 1 : Number(n) };
 	});
 	return async (eventType, target) => {
 		const count = (counts.get(eventType) ?? 0) + 1;
@@ -595,6 +610,7 @@ function makeTriggers(scenario, trace) {
 				["when", trigger.when],
 				["do", trigger.do],
 				["text", trigger.text],
+				["streamingBehavior", trigger.streaming_behavior],
 			]);
 			try {
 				await target(trigger);
@@ -713,13 +729,14 @@ async function runAgentLayer(scenario, packages, trace) {
 
 	const userMessage = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 0 });
 	const fire = makeTriggers(scenario, trace);
+	const act = async (trigger) => {
+		if (trigger.do === "steer") agent.steer(userMessage(trigger.text));
+		else if (trigger.do === "follow_up") agent.followUp(userMessage(trigger.text));
+		else agent.abort();
+	};
 	agent.subscribe(async (event) => {
 		trace.write("agent", event.type, (t) => eventFields(event, t, false), STREAM_TYPES.has(event.type));
-		await fire(event.type, async (trigger) => {
-			if (trigger.do === "steer") agent.steer(userMessage(trigger.text));
-			else if (trigger.do === "follow_up") agent.followUp(userMessage(trigger.text));
-			else agent.abort();
-		});
+		await fire(event.type, act);
 	});
 
 	// pinb's extension: a project laid out for the agent layer is only the run's working directory.
@@ -731,6 +748,7 @@ async function runAgentLayer(scenario, packages, trace) {
 		process.chdir(scenario.project.cwd ? join(root, ...scenario.project.cwd.split("/")) : root);
 	}
 	try {
+		await fire("start", act);
 		for (const text of prompts(scenario)) {
 			trace.write("driver", "prompt", [["text", text]]);
 			try {
@@ -1153,8 +1171,22 @@ function entrySummary(manager, entry, trace) {
 	return defined(Object.fromEntries(fields));
 }
 
-// The first message entry (append order) with the target's role and text.
+// The target `{type, nth}`: the nth entry (append order, from 1) of that type, whatever the type.
+function findEntryOfType(manager, target) {
+	const nth = target.nth ?? 1;
+	const found = manager.getEntries().filter((entry) => entry.type === target.type);
+	if (found.length < nth) throw new Error(`no ${target.type} entry number ${nth} (the session has ${found.length})`);
+	return found[nth - 1];
+}
+
+// A step's target as its `step` line writes it (`nth` spelled out, as the scenario model reads it).
+function stepTarget(target) {
+	return target?.type === undefined ? target : { type: target.type, nth: target.nth ?? 1 };
+}
+
+// The first message entry (append order) with the target's role and text; or, for `{type, nth}`, findEntryOfType.
 function findEntry(manager, target) {
+	if (target.type !== undefined) return findEntryOfType(manager, target);
 	const found = manager
 		.getEntries()
 		.find(
@@ -1190,10 +1222,16 @@ async function runStep(step, session, trace, context) {
 			manager.branch(findEntry(manager, step.target).id);
 			return [];
 		case "navigate": {
-			const result = await session.navigateTree(findEntry(manager, step.target).id, { summarize: false });
+			const result = await session.navigateTree(findEntry(manager, step.target).id, {
+				summarize: step.summarize ?? false,
+				customInstructions: step.instructions,
+				replaceInstructions: step.replace_instructions,
+				label: step.label,
+			});
 			return [
 				["cancelled", result.cancelled],
 				["editorText", result.editorText],
+				["aborted", result.aborted],
 			];
 		}
 		case "label":
@@ -1209,6 +1247,30 @@ async function runStep(step, session, trace, context) {
 		case "set_thinking_level":
 			session.setThinkingLevel(step.level);
 			return [["thinkingLevel", session.thinkingLevel]];
+		case "reload":
+			await session.reload();
+			return [];
+		case "new_session": {
+			const result = await context.runtime.newSession();
+			return [["cancelled", result.cancelled]];
+		}
+		case "fork": {
+			const options = step.position ? { position: step.position } : undefined;
+			const result = await context.runtime.fork(findEntry(manager, step.target).id, options);
+			return [
+				["cancelled", result.cancelled],
+				["selectedText", result.selectedText],
+			];
+		}
+		case "resume": {
+			// The session file the scenario laid out in its project; its recorded cwd is replaced by the run's.
+			if (step.path.startsWith("/") || step.path.split("/").includes("..")) {
+				throw new Error(`resume path ${step.path}: paths are relative and stay inside the project`);
+			}
+			const path = join(context.root, ...step.path.split("/"));
+			const result = await context.runtime.switchSession(path, { cwdOverride: session.sessionManager.getCwd() });
+			return [["cancelled", result.cancelled]];
+		}
 		case "snapshot": {
 			const leaf = manager.getLeafId();
 			trace.write("tree", "snapshot", (t) => [
@@ -1307,63 +1369,80 @@ async function runAppLayer(scenario, packages, trace) {
 			noContextFiles: !project,
 		};
 		if (scenario.system_prompt !== undefined) loaderOptions.systemPrompt = scenario.system_prompt;
-		const resourceLoader = new app.DefaultResourceLoader(loaderOptions);
-		if (trust === "ask") {
-			// What Pi's main does for a project with trust-requiring resources and no stored decision: the
-			// project_trust handlers decide (first yes/no wins), else the default ("ask": untrusted without a UI).
-			const { resolveProjectTrusted } = await importInternal(packages, "pi-coding-agent", "dist/core/project-trust.js");
-			await resourceLoader.reload({
-				resolveProjectTrust: async ({ extensionsResult }) =>
-					resolveProjectTrusted({
-						cwd,
-						trustStore: new app.ProjectTrustStore(agentDir),
-						extensionsResult,
-						projectTrustContext: projectTrustContext(cwd),
-						onExtensionError: (message) =>
-							trace.write("error", "project_trust_error", [["error", namedExtensions(message)]]),
-					}),
-			});
-		} else {
-			await resourceLoader.reload();
-		}
+		// A resource loader runs the extension factories on reload(); each session (the first, and each one a
+		// new_session, fork or resume step makes) gets its own, as Pi's runtime gives each its own services.
+		const makeResourceLoader = async () => {
+			const resourceLoader = new app.DefaultResourceLoader(loaderOptions);
+			if (trust === "ask") {
+				// What Pi's main does for a project with trust-requiring resources and no stored decision: the
+				// project_trust handlers decide (first yes/no wins), else the default ("ask": untrusted without a UI).
+				const { resolveProjectTrusted } = await importInternal(packages, "pi-coding-agent", "dist/core/project-trust.js");
+				await resourceLoader.reload({
+					resolveProjectTrust: async ({ extensionsResult }) =>
+						resolveProjectTrusted({
+							cwd,
+							trustStore: new app.ProjectTrustStore(agentDir),
+							extensionsResult,
+							projectTrustContext: projectTrustContext(cwd),
+							onExtensionError: (message) =>
+								trace.write("error", "project_trust_error", [["error", namedExtensions(message)]]),
+						}),
+				});
+			} else {
+				await resourceLoader.reload();
+			}
+			return resourceLoader;
+		};
+		const resourceLoader = await makeResourceLoader();
 
 		const tools = agentTools(scenario);
-		({ session } = await app.createAgentSession({
-			cwd,
-			agentDir,
-			model: faux.getModel(),
-			thinkingLevel: scenario.model?.thinking_level ?? "off",
-			modelRuntime,
-			resourceLoader,
-			settingsManager,
-			sessionManager: app.SessionManager.inMemory(cwd),
-			tools: tools.map((tool) => tool.name),
-			customTools: tools,
-		}));
-		session.agent.toolExecution = settings.tool_execution ?? "parallel";
-
 		const ui = scenario.ui ?? {};
-		await session.bindExtensions({
-			...(ui.has_ui ? { uiContext: scriptedUI(ui.confirm === true, trace) } : {}),
-			onError: (error) => {
-				trace.write("error", "extension_error", [
-					["extension", extensionName(error.extensionPath)],
-					["event", error.event],
-					["error", error.error],
-				]);
-			},
-		});
-
 		const fire = makeTriggers(scenario, trace);
-		session.subscribe((event) => {
-			trace.write("session", event.type, (t) => eventFields(event, t, false), STREAM_TYPES.has(event.type));
-			void fire(event.type, async (trigger) => {
-				if (trigger.do === "steer") await session.steer(trigger.text);
-				else if (trigger.do === "follow_up") await session.followUp(trigger.text);
-				else void session.abort();
+		const act = async (trigger) => {
+			if (trigger.do === "steer") await session.steer(trigger.text);
+			else if (trigger.do === "follow_up") await session.followUp(trigger.text);
+			else if (trigger.do === "prompt") {
+				const options = trigger.streaming_behavior ? { streamingBehavior: trigger.streaming_behavior } : undefined;
+				await session.prompt(trigger.text, options);
+			} else void session.abort();
+		};
+		// One session built, bound and traced; `sessionStartEvent` is the runtime's for a replacement session.
+		const startSession = async (loader, sessionManager, sessionStartEvent) => {
+			const { session: created } = await app.createAgentSession({
+				cwd,
+				agentDir,
+				model: faux.getModel(),
+				thinkingLevel: scenario.model?.thinking_level ?? "off",
+				modelRuntime,
+				resourceLoader: loader,
+				settingsManager,
+				sessionManager,
+				tools: tools.map((tool) => tool.name),
+				customTools: tools,
+				...(sessionStartEvent ? { sessionStartEvent } : {}),
 			});
-		});
+			session = created;
+			created.agent.toolExecution = settings.tool_execution ?? "parallel";
+			await created.bindExtensions({
+				...(ui.has_ui ? { uiContext: scriptedUI(ui.confirm === true, trace) } : {}),
+				onError: (error) => {
+					trace.write("error", "extension_error", [
+						["extension", extensionName(error.extensionPath)],
+						["event", error.event],
+						["error", error.error],
+					]);
+				},
+			});
+			created.subscribe((event) => {
+				trace.write("session", event.type, (t) => eventFields(event, t, false), STREAM_TYPES.has(event.type));
+				void fire(event.type, act);
+			});
+			return created;
+		};
+		await startSession(resourceLoader, app.SessionManager.inMemory(cwd));
 
+		// Queued before the first prompt (`when: "start"`): each action runs to its end first.
+		await fire("start", act);
 		for (const text of prompts(scenario)) {
 			trace.write("driver", "prompt", [["text", text]]);
 			try {
@@ -1373,7 +1452,13 @@ async function runAppLayer(scenario, packages, trace) {
 				trace.write("driver", "prompt_rejected", [["error", errorText(error)]]);
 			}
 		}
-		const context = { shutDown: false };
+		// Session replacement (new_session, fork, resume steps) goes through Pi's AgentSessionRuntime, whose
+		// createRuntime builds the next session as the first one was built.
+		const runtime = new app.AgentSessionRuntime(session, { cwd, agentDir }, async (options) => {
+			const created = await startSession(await makeResourceLoader(), options.sessionManager, options.sessionStartEvent);
+			return { session: created, services: { cwd: options.cwd, agentDir: options.agentDir }, diagnostics: [] };
+		});
+		const context = { shutDown: false, runtime, root };
 		if (scenario.steps?.some((step) => step.do === "shutdown")) {
 			({ emitSessionShutdownEvent: context.emitSessionShutdownEvent } = await importInternal(
 				packages,
@@ -1386,10 +1471,14 @@ async function runAppLayer(scenario, packages, trace) {
 			trace.write("driver", "step", (t) => [
 				["do", step.do],
 				["text", step.text],
-				["target", step.target],
+				["target", stepTarget(step.target)],
 				["label", step.label],
 				["instructions", step.instructions],
 				["level", step.level],
+				["summarize", step.summarize],
+				["replace_instructions", step.replace_instructions],
+				["position", step.position],
+				["path", step.path],
 			]);
 			try {
 				const fields = await runStep(step, session, trace, context);

@@ -39,8 +39,8 @@ PI_RELEASES: tuple[PiRelease, ...] = (
     *(
         PiRelease(
             version,
-            frozenset({"agent", "app"}),
-            "in the release matrix for behaviour; package facts are recorded for 1.6.0 and 1.0.3 only",
+            frozenset({"agent", "app", "package"}),
+            "in the release matrix (behaviour and package facts); the corpus traces are recorded on 1.6.0 and 1.0.3",
             False,
         )
         for version in ("1.5.2", "1.5.0", "1.4.0", "1.3.0")

@@ -33,7 +33,7 @@ COMMAND_OWNERS = {
     "chapter": "pinb.kit.cli",
     "scenario": "pinb.scenario.cli",
     "reference": "pinb.scenario.cli",
-    "drift": "pinb.scenario.cli",
+    "drift": "pinb.kit.cli",
     "claims": "pinb.testing.cli",
     "scopes": "pinb.scopes.cli",
 }

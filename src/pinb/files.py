@@ -121,6 +121,19 @@ def _size(limit: int) -> str:
     return f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit // 1024} KiB"
 
 
+#: The user's cache folder of pinb (outside any project): `$PINB_CACHE_DIR`, else `$XDG_CACHE_HOME/pinb`, else
+#: `~/.cache/pinb`.
+CACHE_DIR_ENV = "PINB_CACHE_DIR"
+
+
+def user_cache_dir() -> Path:
+    """The folder pinb keeps its per-user caches in (not created here)."""
+    override = os.environ.get(CACHE_DIR_ENV)
+    if override:
+        return Path(override)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pinb"
+
+
 #: The prefix of the one temporary folder each pinb command owns: `pinb-<pid>-<random>`.
 PROCESS_FOLDER_PREFIX = "pinb-"
 _PROCESS_FOLDER: Path | None = None

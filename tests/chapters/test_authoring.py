@@ -165,7 +165,7 @@ def test_a_sample_chapter_from_scaffold_to_report(workspace: dict[str, Path]) ->
     done = subprocess.run([*build, "--root", project], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     notebook = (workspace["project"] / "notebooks" / "90-chapter.ipynb").read_text(encoding="utf-8")
-    assert "await run.check('pi-90.handlers.load-order', experiment)" in notebook and "reported, not run" in notebook
+    assert "card = await cards.check('pi-90.handlers.load-order')" in notebook and "reported, not run" in notebook
 
     done = _pinb("verify", "pi-90-chapter", "--root", project, "--no-progress", env=env)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -3,8 +3,9 @@
 Opens a copy of notebooks/16-chapter.ipynb, runs all cells, and checks that the guard tester widget renders and
 answers a command typed into it. Then, for each chapter notebook, Run All as a reader would (1280×800, every cell
 rendered): every picture has a viewBox, holds its content and fits its cell; the corpus table is there; each widget
-answers after an edit; and it prints the document height in screen-heights (document height ÷ 800 px), the figure
-the notebooks' length targets are measured in.
+answers after an edit; each claim is a card whose collapsed details open on request; the findings table is in the
+first screen; saving the executed notebook leaves its fingerprint (so every recorded run) as it was; and it prints
+and asserts the length targets: the document height in screen-heights (document height ÷ 800 px) and the cells.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ def _free_port() -> int:
 
 
 NOTEBOOKS = ("01-chapter.ipynb", "16-chapter.ipynb")
+#: The length targets: at most this many screen-heights after Run All, and (chapter 16) this many cells.
+SCREENS = {"01-chapter.ipynb": 50, "16-chapter.ipynb": 35}
+CELLS = {"16-chapter.ipynb": 60}
 #: The reader's screen the length figures are measured on.
 SCREEN = {"width": 1280, "height": 800}
 #: Every cell rendered (JupyterLab otherwise lays out off-screen cells lazily, so the height would be a guess).
@@ -171,6 +175,13 @@ PICTURES_JS = """() => [...document.querySelectorAll('.jp-OutputArea-output svg.
 })"""
 
 
+#: The five tallest cells, with the start of their text: where a notebook's length goes.
+TALLEST_JS = """() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')]
+  .map((cell, index) => ({index, height: Math.round(cell.getBoundingClientRect().height),
+                          text: (cell.textContent || '').replace(/\\s+/g, ' ').slice(0, 60)}))
+  .sort((a, b) => b.height - a.height).slice(0, 5)"""
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
 def test_a_reader_runs_all(lab_root: str, notebook: str, tmp_path: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
@@ -190,24 +201,60 @@ def test_a_reader_runs_all(lab_root: str, notebook: str, tmp_path: Path) -> None
             cells = page.locator(".jp-Notebook .jp-Cell").count()
             print(f"\n{notebook}: {cells} cells; document height {height} px = {height / SCREEN['height']:.1f} "
                   f"screen-heights of {SCREEN['height']} px after Run All")  # fmt: skip
-            # a timeline is collapsed under its summary line: opened on request, it is drawn
-            summary = page.locator("details.pinb-details > summary:has-text('trace lines')").first
-            summary.scroll_into_view_if_needed(timeout=30_000)
-            summary.click()
-            drawn = summary.locator("xpath=..").locator("svg.pinb-timeline").first
-            assert drawn.bounding_box() is not None and drawn.bounding_box()["width"] > 100
+            tallest = page.evaluate(TALLEST_JS)
+            print("tallest cells:", "; ".join(f"#{c['index']} {c['height']} px {c['text']!r}" for c in tallest))
+            screens = height / SCREEN["height"]
+            assert cells <= CELLS.get(notebook, cells), f"{notebook}: {cells} cells"
+            assert screens <= SCREENS[notebook], f"{notebook}: {screens:.1f} screen-heights"
+            _findings_first_and_cards(page, sync_api)
             page.evaluate("() => document.querySelectorAll('details').forEach((d) => { d.open = true; })")
             pictures = page.evaluate(PICTURES_JS)
             assert pictures, "the notebook draws timelines"
             assert [p for p in pictures if not p["viewBox"] or p["outside"] or p["wider"]] == []
             if notebook == "16-chapter.ipynb":
                 _widgets_answer_after_an_edit(page, sync_api)
+            _saving_keeps_the_fingerprint(page, tmp_path / notebook, REPO / "notebooks" / notebook)
         except Exception:
             page.screenshot(path=str(tmp_path / f"failure-{notebook}.png"), full_page=True)
             print("screenshot:", tmp_path / f"failure-{notebook}.png")
             raise
         finally:
             browser.close()
+
+
+def _saving_keeps_the_fingerprint(page: Any, saved: Path, committed: Path) -> None:
+    """File → Save writes the outputs, the opened details and JupyterLab's metadata, none of which the run
+    fingerprint covers: every recorded run stays current (status shows no STALE for it)."""
+    from pinb.kit.notebook import has_outputs, notebook_fingerprint, read_notebook
+
+    page.click("div.lm-MenuBar-itemLabel:text-is('File')")
+    page.locator("li.lm-Menu-item[data-command='docmanager:save']").first.click()
+    deadline = time.monotonic() + 60
+    while not has_outputs(read_notebook(saved)):
+        assert time.monotonic() < deadline, "File → Save did not write the executed notebook"
+        time.sleep(0.5)
+    assert notebook_fingerprint(read_notebook(saved)) == notebook_fingerprint(read_notebook(committed))
+
+
+def _findings_first_and_cards(page: Any, sync_api: Any) -> None:
+    """The findings table is in the first screen; each claim is a card with its backends side by side; a card's
+    collapsed details, opened, draw its timeline."""
+    page.evaluate(
+        "() => { const el = document.querySelector('.jp-NotebookPanel .jp-WindowedPanel-outer')"
+        " || document.querySelector('.jp-NotebookPanel .jp-Notebook'); el.scrollTop = 0; }"
+    )
+    findings = page.get_by_text("What the recorded runs found:").first
+    box = findings.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= SCREEN["height"], box
+    card = page.locator(".pinb-card").first
+    assert card.locator("table.pinb-card-table th").count() >= 2  # the row labels, then a column per backend
+    summary = page.locator("details.pinb-card-details:has(svg.pinb-timeline) > summary").first
+    summary.scroll_into_view_if_needed(timeout=30_000)
+    details = summary.locator("xpath=..")
+    assert details.get_attribute("open") is None  # collapsed until asked
+    summary.click()
+    drawn = details.locator("svg.pinb-timeline").first
+    assert drawn.bounding_box() is not None and drawn.bounding_box()["width"] > 100
 
 
 def _widgets_answer_after_an_edit(page: Any, sync_api: Any) -> None:

@@ -255,6 +255,25 @@ def test_release_witnesses_give_the_recorded_verdicts(version: str) -> None:
         assert judge_witness(prop, witness).status == status, experiment
 
 
+#: The package claims on the releases between (facts only: the book's program is run live there). The graph changed
+#: in 1.5.0 (pi-agent-core's typebox became pi-schema); chord left pi-coding-agent's dependencies after 1.0.3.
+BETWEEN = {
+    "packages.graph": {"1.3.0": "OBSERVED", "1.4.0": "OBSERVED", "1.5.0": "CONTRADICTED", "1.5.2": "CONTRADICTED"},
+    "packages.coding-agent-composes": dict.fromkeys(("1.3.0", "1.4.0", "1.5.0", "1.5.2"), "CONTRADICTED"),
+    "packages.pinned-release": dict.fromkeys(("1.3.0", "1.4.0", "1.5.0", "1.5.2"), "CONTRADICTED"),
+    "packages.ai-model-access-only": dict.fromkeys(("1.3.0", "1.4.0", "1.5.0", "1.5.2"), "OBSERVED"),
+    "packages.core-size": dict.fromkeys(("1.3.0", "1.4.0", "1.5.0", "1.5.2"), "OBSERVED"),
+}
+
+
+@pytest.mark.parametrize("version", ["1.3.0", "1.4.0", "1.5.0", "1.5.2"])
+def test_the_releases_between_give_their_recorded_package_verdicts(version: str) -> None:
+    facts = pp.recorded_facts_witness(version)
+    assert version in pp.releases()
+    for experiment, by_release in BETWEEN.items():
+        assert judge_witness(FACT_PROPERTIES[experiment], facts).status == by_release[version], experiment
+
+
 def test_a_changed_fact_flips_the_package_claims() -> None:
     witness = pp.recorded_facts_witness("1.0.3")
     facts = witness.params["facts"]

@@ -30,12 +30,20 @@ def test_notebook_committed_without_outputs_with_a_parameters_cell(ledger: Ledge
     names = inspect_notebook(path).parameter_names
     assert {"backend", "pi_version", "pinb_pip_spec", "artifacts_dir"} <= set(names)
     sources = "".join("".join(cell["source"]) for cell in code)
+    markdown = "".join("".join(cell["source"]) for cell in nb["cells"] if cell["cell_type"] == "markdown")
     for spec in ledger.claims:
-        if spec.kind == "reported":  # a markdown section with its reason, and no code cell
-            assert repr(spec.id) not in sources, spec.id
-        else:  # the experiment is shown, then run and judged with whatever the reader made of it
-            assert f"experiment = run.experiment({spec.id!r})\nexperiment" in sources, spec.id
-            assert f"await run.check({spec.id!r}, experiment" in sources, spec.id
+        if spec.kind == "reported":  # in its section's markdown with its reason, and no code cell
+            assert repr(spec.id) not in sources and f"`{spec.id}` — **reported, not run**" in markdown, spec.id
+        else:  # one card cell per claim: it checks the claim and shows the card
+            assert sources.count(f"card = await cards.check({spec.id!r}") == 1, spec.id
+    # the setup cells show their outputs, their code one click away
+    hidden = [cell for cell in code if cell["metadata"].get("jupyter", {}).get("source_hidden")]
+    assert len(hidden) == 3 and parameters not in hidden
+
+
+def test_chapter_16_fits_in_sixty_cells() -> None:
+    nb = json.loads((REPO / "notebooks" / "16-chapter.ipynb").read_text(encoding="utf-8"))
+    assert len(nb["cells"]) <= 60
 
 
 def test_notebooks_match_their_generator() -> None:

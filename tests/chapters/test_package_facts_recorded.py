@@ -8,10 +8,10 @@ import pytest
 
 from pinb.chapters.ch01 import package_facts as pf
 from pinb.errors import ReferenceError_
-from pinb.scenario import reference
+from pinb.scenario import reference, registry
 
 
-@pytest.mark.parametrize("version", ["1.6.0", "1.0.3"])
+@pytest.mark.parametrize("version", ["1.0.3", "1.3.0", "1.4.0", "1.5.0", "1.5.2", "1.6.0"])
 def test_recorded_facts_load_and_say_where_they_come_from(version: str) -> None:
     facts = pf.recorded_package_facts(version)
     assert facts.pi_version == version
@@ -37,24 +37,37 @@ def test_coding_agent_103_is_recorded_as_not_installable() -> None:
     assert facts.coding_agent_missing_dependencies == {"@earendil-works/chord": "^1.0.3"}
 
 
-def test_registry_lookup_offline_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def fresh_registry(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """No registry document in this process or in the (temporary) cache folder; npm is a fake."""
+    monkeypatch.setenv("PINB_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(reference, "_npm", lambda: "npm")
+    registry.forget()
+    yield
+    registry.forget()
 
+
+def test_registry_lookup_offline_is_one_clear_error(monkeypatch: pytest.MonkeyPatch, fresh_registry: None) -> None:
     def fake_run(command, **kwargs):
         return subprocess.CompletedProcess(command, 1, "", "npm error code EAI_AGAIN\nnpm error request failed\n")
 
-    monkeypatch.setattr(pf.subprocess, "run", fake_run)
+    monkeypatch.setattr(registry.subprocess, "run", fake_run)
     with pytest.raises(ReferenceError_, match=r"^cannot reach the npm registry for @earendil-works/pi-agent-core "):
         pf.registry_versions(pf.CORE)
 
 
-def test_missing_version_on_the_registry_is_none_not_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(reference, "_npm", lambda: "npm")
+def test_missing_version_on_the_registry_is_none_not_an_error(
+    monkeypatch: pytest.MonkeyPatch, fresh_registry: None
+) -> None:
+    calls = []
 
     def fake_run(command, **kwargs):
-        if command[3] == "versions":
-            return subprocess.CompletedProcess(command, 0, '["1.0.3","1.6.0"]', "")
-        raise AssertionError("dependencies of a missing version must not be asked for")
+        calls.append(command)
+        answer = '[{"version":"1.0.3","dependencies":{"a":"1"}},{"version":"1.6.0"}]'
+        return subprocess.CompletedProcess(command, 0, answer, "")
 
-    monkeypatch.setattr(pf.subprocess, "run", fake_run)
+    monkeypatch.setattr(registry.subprocess, "run", fake_run)
     assert pf.registry_dependencies(pf.CORE, "1.0.4") is None
+    assert pf.registry_dependencies(pf.CORE, "1.0.3") == {"a": "1"}
+    assert pf.registry_versions(pf.CORE) == ("1.0.3", "1.6.0")
+    assert len(calls) == 1  # one registry read per package and process

@@ -60,7 +60,7 @@ class SummarizationRetryAttemptStartEvent(PiRecord):
 
     type: Literal["summarization_retry_attempt_start"] = "summarization_retry_attempt_start"
     source: str
-    reason: str
+    reason: str | None = None  # a branch summary has none
 
 
 class SummarizationRetryFinishedEvent(PiRecord):

@@ -183,6 +183,8 @@ class AgentSession(
         self.continuations: list[ContinuationRecord] = []
         #: Extensions that failed to load, with Pi's messages.
         self.extension_load_errors: list[Any] = []
+        #: The extension factories the session was built with; ``reload()`` runs them again.
+        self.extension_factories: list[Any] = []
         #: Every extension error reported so far, in order.
         self.extension_errors: list[ExtensionErrorRecord] = []
         runner.on_error(self.extension_errors.append)
@@ -467,6 +469,12 @@ class AgentSession(
             await self.extension_runner.emit(ev.SessionShutdownEvent(reason=reason))
         self.dispose()
 
+    async def reload(self) -> None:
+        """Pi's ``reload()``: tear the extension runtime down and run the extension factories again."""
+        from pinb.app.session_reload import reload_session
+
+        await reload_session(self)
+
     def dispose(self) -> None:
         """Abort, make every extension ``ctx`` stale, disconnect from the agent and drop listeners."""
         with contextlib.suppress(Exception):  # dispose must succeed even if an abort hook raises
@@ -549,7 +557,11 @@ async def create_agent_session(options: AgentSessionOptions | None = None, **kwa
     # reasoning thinks "off", one without an xhigh/max mapping thinks "high" when asked for more.
     thinking_level = clamp_thinking_level(model, options.thinking_level)
     existing = session_manager.build_session_context()
-    if not session_manager.get_entries():
+    if existing.messages:
+        # Pi restores missing settings metadata for older sessions.
+        if not any(entry.type == "thinking_level_change" for entry in session_manager.get_branch()):
+            session_manager.append_thinking_level_change(thinking_level)
+    else:
         # New sessions record the initial model and thinking level so a resume restores them.
         session_manager.append_model_change(model.provider, model.id)
         session_manager.append_thinking_level_change(thinking_level)
@@ -593,6 +605,7 @@ async def create_agent_session(options: AgentSessionOptions | None = None, **kwa
         prompt_templates=load_prompt_templates(options.workspace) if options.workspace is not None else (),
     )
     session.extension_load_errors = list(loaded.errors)
+    session.extension_factories = list(options.extensions)
     session.bind_core()
     if options.bind:
         await session.bind_extensions(ui=options.ui, mode=options.mode, on_error=options.on_error)

@@ -1,4 +1,4 @@
-"""``navigate_tree``: Pi 1.6.0's ``AgentSession.navigateTree`` without summarisation by the model.
+"""``navigate_tree``: Pi 1.6.0's ``AgentSession.navigateTree``, the branch summary asked of the model included.
 
 Moving to a user message puts its parent at the leaf and hands the message's text back for editing (the next
 prompt starts a new branch there); moving to any other entry makes it the leaf. ``session_before_tree`` handlers
@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from pinb.ai.abort import AbortController
 from pinb.ai.types import message_text
+from pinb.app.branch_summary import BranchSummaryResult, generate_branch_summary
+from pinb.app.compaction_summary import SummaryRetryCallbacks
 from pinb.app.extensions import events as ev
 from pinb.app.session_tree import collect_entries_for_branch_summary
 from pinb.errors import UsageError
@@ -39,6 +41,7 @@ class NavigateResult:
     cancelled: bool
     editor_text: str | None = None
     summary_entry: Any = None
+    aborted: bool | None = None
 
 
 class NavigationMixin:
@@ -47,6 +50,12 @@ class NavigationMixin:
     if TYPE_CHECKING:
         session_manager: Any
         extension_runner: Any
+        agent: Any
+        retry_settings: Any
+
+        @property
+        def model(self) -> Any: ...
+        def _emit(self, event: Any) -> None: ...
 
         @property
         def is_streaming(self) -> bool: ...
@@ -97,13 +106,20 @@ class NavigationMixin:
                 return NavigateResult(cancelled=True)
             if result is not None and result.summary and summarize:
                 summary, from_extension = result.summary, True
+            if result is not None and result.custom_instructions is not None:
+                custom_instructions = result.custom_instructions
+            if result is not None and result.replace_instructions is not None:
+                replace_instructions = result.replace_instructions
             if result is not None and result.label is not None:
                 label = result.label
         if summarize and entries and summary is None:
-            raise UsageError(
-                "pinb does not model Pi's branch summarisation request: navigate without summarize, or let a "
-                "session_before_tree handler supply the summary"
-            )
+            generated = await self._summarize_branch(entries, custom_instructions, replace_instructions)
+            if generated.aborted:
+                return NavigateResult(cancelled=True, aborted=True)
+            if generated.error is not None:
+                raise UsageError(generated.error)
+            details = {"readFiles": list(generated.read_files), "modifiedFiles": list(generated.modified_files)}
+            summary = {"summary": generated.summary, "details": details}
         editor_text: str | None = None
         if target.type == "message" and target.message.role == "user":
             new_leaf_id, editor_text = target.parent_id, message_text(target.message) or ""
@@ -135,6 +151,42 @@ class NavigationMixin:
             )
         )
         return NavigateResult(cancelled=False, editor_text=editor_text, summary_entry=summary_entry)
+
+    async def _summarize_branch(
+        self, entries: list[Any], custom_instructions: str | None, replace_instructions: bool | None
+    ) -> BranchSummaryResult:
+        """Pi's ``generateBranchSummary`` with the session's model, thinking level, stream function and retry
+        settings (``branchSummary.reserveTokens`` at Pi's default)."""
+        from pinb.app.recovery import (
+            SummarizationRetryAttemptStartEvent,
+            SummarizationRetryFinishedEvent,
+            SummarizationRetryScheduledEvent,
+        )
+
+        model = self.model
+        options: dict[str, Any] = {"signal": AbortController().signal}
+        level = self.agent.state.thinking_level
+        if getattr(model, "reasoning", False) and level and level != "off":
+            options["reasoning"] = level
+        callbacks = SummaryRetryCallbacks(
+            scheduled=lambda attempt, most, delay, error: self._emit(
+                SummarizationRetryScheduledEvent(
+                    attempt=attempt, max_attempts=most, delay_ms=delay, error_message=error
+                )
+            ),
+            attempt_start=lambda: self._emit(SummarizationRetryAttemptStartEvent(source="branchSummary")),
+            finished=lambda: self._emit(SummarizationRetryFinishedEvent()),
+        )
+        return await generate_branch_summary(
+            entries,
+            stream_fn=self.agent.stream_fn,
+            model=model,
+            options=options,
+            retry=self.retry_settings,
+            callbacks=callbacks,
+            custom_instructions=custom_instructions,
+            replace_instructions=replace_instructions,
+        )
 
 
 def _get(value: Any, key: str) -> Any:

@@ -501,6 +501,7 @@ class SettlementMixin:
             raise
         self._flush_pending_bash_messages()
         self._flush_pending_custom_messages()
+        self._record_selection()
         try:
             await self.agent.prompt(messages)
             while not self._agent_run_abort_requested:
@@ -522,6 +523,20 @@ class SettlementMixin:
             self._flush_pending_bash_messages()
             self._flush_pending_custom_messages()
             await self._emit_agent_settled()
+
+    def _record_selection(self) -> None:
+        """Pi 1.6.0's ``_recordSelection``: when the active branch's latest ``thinking_level_change`` (clamped to
+        the model) is not the live level — tree navigation can leave it on another branch — record the live one.
+        (Its model half records only virtual model selections, which the stand-in's faux model never is.)"""
+        from pinb.ai.thinking import clamp_thinking_level
+
+        branch = self.session_manager.get_branch()
+        recorded = next((entry for entry in reversed(branch) if entry.type == "thinking_level_change"), None)
+        if recorded is None:
+            return
+        live = self.agent.state.thinking_level
+        if clamp_thinking_level(self.agent.state.model, recorded.thinking_level) != live:
+            self.session_manager.append_thinking_level_change(live)
 
     async def _prepare_run(self, trigger: dict[str, Any]) -> list[Any]:
         # Compact first when needed (this also reports a recovery that already failed); never retries here.

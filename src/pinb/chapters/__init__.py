@@ -9,7 +9,7 @@ The shared modules, by job (`JOBS`; `tests/test_layering.py` keeps every module 
 - the author's toolkit, the five modules a chapter folder imports: `properties` (a claim as a property),
   `scenarios` (scenario builders), `tq` (trace queries), `common` (scenarios more than one chapter uses),
   `cells` (the pictures a notebook draws under a claim);
-- pictures: what the notebooks draw (timelines, trees, tables, the findings map, the widgets).
+- pictures: what the notebooks draw (each claim's card, timelines, trees, tables, the findings map, the widgets).
 
 A chapter folder imports the toolkit, the pictures and what a chapter claims, never how a claim is checked: the
 chapter states its claims as properties, the kit checks them.
@@ -20,5 +20,5 @@ JOBS: dict[str, tuple[str, ...]] = {
     "what a chapter claims": ("ledger", "book", "registry", "uncovered", "scaffold"),
     "how a claim is checked": ("experiments", "witnesses", "backends", "experiment_view"),
     "the author's toolkit": ("properties", "scenarios", "tq", "common", "cells"),
-    "pictures": ("display", "views", "diagram", "widgets", "findings"),
+    "pictures": ("display", "views", "diagram", "widgets", "findings", "card"),
 }

@@ -7,8 +7,10 @@ the stand-in drives its own loop. Real Pi runs through the reference bridge (Nod
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import tempfile
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -28,15 +30,29 @@ def run_standin_sync(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [dict(line) for line in run_on_standin(_parse(scenario))]
 
 
+#: Real Pi's traces in this process, by release, trust and the scenario's exact text: a scenario that two claims
+#: (or a hand-written and a generated witness) share runs once. Only completed runs are kept.
+_pi_traces: dict[tuple[str, bool, str], str] = {}
+_pi_traces_lock = threading.Lock()
+
+
 def run_pi_sync(scenario: Mapping[str, Any], pi_version: str) -> list[dict[str, Any]]:
     from pinb.scenario import reference
     from pinb.scenario.trace import loads_jsonl
 
     _parse(scenario)  # a malformed scenario is reported here, not as a Node error
-    with tempfile.TemporaryDirectory(prefix="pinb-scenario-") as folder:
-        path = Path(folder) / f"{scenario.get('id', 'scenario')}.json"
-        path.write_text(json.dumps(dict(scenario), ensure_ascii=False), encoding="utf-8")
-        return loads_jsonl(reference.run_on_pi(path, pi_version))
+    text = json.dumps(dict(scenario), ensure_ascii=False)
+    key = (pi_version, reference.extension_code_trusted(), hashlib.sha256(text.encode("utf-8")).hexdigest())
+    with _pi_traces_lock:
+        trace = _pi_traces.get(key)
+    if trace is None:
+        with tempfile.TemporaryDirectory(prefix="pinb-scenario-") as folder:
+            path = Path(folder) / f"{scenario.get('id', 'scenario')}.json"
+            path.write_text(text, encoding="utf-8")
+            trace = reference.run_on_pi(path, pi_version)
+        with _pi_traces_lock:
+            _pi_traces[key] = trace
+    return loads_jsonl(trace)  # parsed afresh: a caller that edits its lines never edits the kept trace
 
 
 async def run_scenario(

@@ -200,10 +200,12 @@ def _context(report: EvidenceReport, inputs: BriefInputs) -> list[str]:
     return [*lines, ""]
 
 
-def _evidence_cell(audit: AuditRow, rows: list[ScopeRow], modelled: str) -> str:
+def _evidence_cell(audit: AuditRow, rows: list[ScopeRow], modelled: str, across: str = "") -> str:
     parts = [_behaviour(v, modelled) for v in audit.verdicts]
     if audit.kind == "runnable" and not audit.verdicts:
         parts.append(f"behaviour UNVERIFIED ({audit.status}: {audit.reason or audit.evidence or 'no run'})")
+    if across:
+        parts.append(f"behaviour across Pi releases: {across}")
     parts += [_scope_line(row) for row in rows]
     if audit.kind == "reported" and not rows:
         parts.append(f"UNVERIFIED (not run: {audit.reason})")
@@ -222,12 +224,15 @@ def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str
 
 def _audit(report: EvidenceReport, inputs: BriefInputs, rows: dict[str, list[ScopeRow]]) -> list[str]:
     table = []
+    across = {row.claim_id: text for row in report.releases for what, text in row.parts if what == "behaviour"}
     for audit in report.audit:
         entry = inputs.claims.get(audit.claim_id)
         table.append(
             (
                 f"`{audit.claim_id}`: “{audit.quote}” — {audit.location}",
-                _evidence_cell(audit, rows.get(audit.claim_id, []), report.pi_modelled_version),
+                _evidence_cell(
+                    audit, rows.get(audit.claim_id, []), report.pi_modelled_version, across.get(audit.claim_id, "")
+                ),
                 _author(entry, "concern"),
                 _author(entry, "priority"),
                 _author(entry, "response"),

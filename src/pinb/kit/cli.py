@@ -1,4 +1,4 @@
-"""The kit's subcommands (design.md §6): verify, status, report, runs, fingerprint.
+"""The kit's subcommands (design.md §6): verify, status, report, runs, chapter, drift, fingerprint.
 
 Exit codes: 0 every checked claim holds; 1 a claim is contradicted (a finding); 2 an error (a notebook or the
 kit failed, or a user mistake, reported in one line on stderr); 130 interrupted.
@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pinb.backends import PI_MODELLED_VERSION, PI_RELEASES
 from pinb.errors import KitError
 from pinb.files import write_atomic
 from pinb.kit import report as report_module
@@ -27,13 +28,19 @@ from pinb.kit.store import StoredRun, StoreProblem, validate_run_id
 from pinb.kit.summary import summary_markdown
 
 if TYPE_CHECKING:  # verify's process pool and progress bar are loaded by `pinb verify` only
+    from pinb.kit.matrix import Change, MatrixRow
     from pinb.kit.verify import VerifyResult
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("verify", help="execute chapter notebooks, record runs, print the claim table")
     p.add_argument("chapters", nargs="*", metavar="CHAPTER", help="chapter ids (default: every chapter)")
-    p.add_argument("--backend", choices=("standin", "pi"), default="standin")
+    p.add_argument(
+        "--backend",
+        choices=("standin", "pi"),
+        default="standin",
+        help="standin (pinb's Python stand-in, default) or pi (the real Pi packages through Node)",
+    )
     p.add_argument(
         "--pi-version",
         metavar="V",
@@ -135,6 +142,44 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     _root(q)
     q.set_defaults(run=cmd_chapter_new)
     p.set_defaults(run=_usage_of(p))
+
+    p = subparsers.add_parser(
+        "drift",
+        help="what changed between two Pi releases: the agent-layer corpus's traces (exit 1 when any differs), or "
+        "with --claims each claim's recorded verdicts (exit 1 when any changed)",
+    )
+    p.add_argument(
+        "--claims",
+        nargs="?",
+        const="",
+        metavar="CHAPTER",
+        help="compare the claims of CHAPTER (default: every chapter) instead of the corpus: the behaviour their runs "
+        "recorded on each release and what their scopes found in each release's tarball (the rows of `pinb status "
+        "--matrix`); both releases must have recorded runs",
+    )
+    p.add_argument(
+        "--from", dest="from_version", metavar="A", help=f"the older release (default {PI_RELEASES[-1].version})"
+    )
+    p.add_argument("--to", dest="to_version", metavar="B", help=f"the newer release (default {PI_MODELLED_VERSION})")
+    p.add_argument("--json", action="store_true", help="with --claims: machine-readable output")
+    p.add_argument("--recorded", action="store_true", help="corpus: use the recorded traces instead of running Node")
+    p.add_argument("--corpus", type=Path, metavar="DIR", help="corpus: the scenarios folder (default: scenarios/)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="corpus: warm Node workers at once (live runs)")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        metavar="S",
+        help="corpus: wall-clock limit of each scenario run in seconds (default 120 on real Pi, Node's start-up "
+        "included)",
+    )
+    p.add_argument(
+        "--trust-extension-code",
+        action="store_true",
+        help="corpus: run a scenario's extension code on real Pi even where this machine cannot confine it (the "
+        "run records it); where confinement is complete the flag changes nothing",
+    )
+    _root(p)
+    p.set_defaults(run=cmd_drift)
 
     p = subparsers.add_parser("fingerprint", help="sha256 of a chapter text after pinb's normalisation")
     p.add_argument("file", metavar="FILE")
@@ -251,12 +296,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from pinb.kit.verify import VerifyOptions, verify
 
     project = _project(args)
-    if args.pi_version == "all":
-        return _verify_every_release(args)
+    every = args.pi_version == "all"
+    if every and args.backend != "pi":
+        raise KitError("--pi-version all needs --backend pi")
+    versions, skip = _every_release(project, list(args.chapters)) if every else ((), {})
+    if every and not versions:
+        raise KitError("no Pi release is installed: run `pinb reference install --pi-version all`")
     options = VerifyOptions(
         chapters=tuple(args.chapters),
         backend=args.backend,
-        pi_version=args.pi_version,
+        pi_version=None if every else args.pi_version,
+        pi_versions=versions,
+        skip=skip,
         jobs=args.jobs,
         force=args.force,
         cell_timeout=args.cell_timeout,
@@ -267,7 +318,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     )
     result = verify(project, options)
     rows, failures = verify_table(result)
-    _out(format_table(rows))
+    if every:
+        for backend in dict.fromkeys(item.backend for item in result.results):
+            _out(f"== {backend}")
+            _out(format_table([row for row in rows if _row_backend(row) == backend]))
+    else:
+        _out(format_table(rows))
     _out(verify_findings(project, result))
     if result.refreshed:
         _out("updated " + ", ".join(_shown(project, path) for path in result.refreshed))
@@ -282,27 +338,57 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return verify_exit_code(result, rows)
 
 
-def _verify_every_release(args: argparse.Namespace) -> int:
-    """`pinb verify --backend pi --pi-version all`: each release of the matrix in turn, oldest first; a release
-    that is not installed is reported UNRUN with the command that installs it."""
-    from pinb.backends import PI_RELEASES
+def _row_backend(row: ClaimStatus | tuple[str, str]) -> str:
+    """The backend a row of the verify table is about (a note names it: `<chapter> on <backend>`)."""
+    if isinstance(row, tuple):
+        return row[0].rpartition(" on ")[2]
+    return row.backend or ""
+
+
+def _every_release(project: Project, chapters: list[str]) -> tuple[tuple[str, ...], dict[tuple[str, str], str]]:
+    """`--pi-version all`: every installed release of the matrix, oldest first (one not installed is reported
+    UNRUN with the command that installs it), and the chapters that cannot run on a release at all (no claim of
+    theirs is on a layer its package set has), each reported UNRUN with why."""
+    from pinb.backends import Backend
     from pinb.scenario import reference
 
-    if args.backend != "pi":
-        raise KitError("--pi-version all needs --backend pi")
     pinned = [release.version for release in reversed(PI_RELEASES)]
     versions = pinned + [v for v in reference.available_versions() if v not in pinned]
-    code = 0
+    installed = []
     for version in versions:
-        if not reference.is_installed(version):
+        if reference.is_installed(version):
+            installed.append(version)
+        else:
             print(
                 f"pinb: pi@{version}: UNRUN: not installed (pinb reference install --pi-version {version})",
                 file=sys.stderr,
             )
-            continue
-        _out(f"== pi@{version}")
-        code = max(code, cmd_verify(argparse.Namespace(**{**vars(args), "pi_version": version})))
-    return code
+    layers = _claim_layers()
+    skip: dict[tuple[str, str], str] = {}
+    for chapter in project.select(chapters):
+        needed = sorted(
+            {
+                layers.get(claim.id, "app")
+                for claim in chapter.claims
+                if claim.kind == "runnable" and "pi" in claim.backends
+            }
+        )
+        for version in installed:
+            backend = Backend("pi", version)
+            answers = [backend.supports(layer) for layer in needed]
+            if answers and not any(ok for ok, _ in answers):
+                skip[chapter.id, backend.label] = answers[0][1]
+                print(f"pinb: {chapter.id} on {backend.label}: UNRUN: {answers[0][1]}", file=sys.stderr)
+    return tuple(installed), skip
+
+
+def _claim_layers() -> dict[str, str]:
+    """Each claim's layer as its ledger states it (agent, app or package)."""
+    try:
+        from pinb.chapters.registry import folders
+    except ImportError:
+        return {}
+    return {claim.id: str(claim.layer) for found in folders().values() for claim in found.ledger.claims}
 
 
 def _shown(project: Project, path: Path) -> str:
@@ -319,10 +405,11 @@ def verify_findings(project: Project, result: VerifyResult) -> str:
     runs = project.store.list().runs
     live = {item.run.record.run_id for item in result.results if item.run is not None and not item.cached}
     found = []
-    for item in result.results:
-        statuses = chapter_statuses(project, item.chapter, runs)
+    chapters = {item.chapter.id: item.chapter for item in result.results}  # once each, whatever its releases
+    for chapter in chapters.values():
+        statuses = chapter_statuses(project, chapter, runs)
         completed = [
-            r for r in runs if r.record.chapter == item.chapter.id and r.verified and r.record.status == "completed"
+            r for r in runs if r.record.chapter == chapter.id and r.verified and r.record.status == "completed"
         ]
         latest = list({run.record.backend: run for run in completed}.values())  # runs are listed oldest first
         found += findings(statuses, latest, live)
@@ -438,43 +525,113 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def _matrix(args: argparse.Namespace, chapters: list[ChapterLike], statuses: list[ClaimStatus]) -> int:
-    from pinb.kit.matrix import matrix_rows, releases
-    from pinb.scopes.facts import load_all
+    from pinb.kit.matrix import drift
 
     if not args.matrix:
         raise KitError("--from and --to go with --matrix")
     if bool(args.from_version) != bool(args.to_version):
         raise KitError("--matrix compares two releases with both --from A and --to B")
     for version in (args.from_version, args.to_version):
-        if version and version not in releases():
-            raise KitError(f"unknown release {version!r}: the matrix has {', '.join(releases())}")
-    layers: dict[str, tuple[str | None, str]] = {}
-    try:
-        from pinb.chapters.registry import folders
-
-        for found in folders().values():
-            layers.update({c.id: (c.layer, c.kind) for c in found.ledger.claims})
-    except ImportError:
-        pass
-    rows = matrix_rows(statuses, load_all(), layers)
+        if version:
+            _known_release(version)
+    rows = _matrix_rows(statuses)
     if args.from_version:
-        changed = [(row.claim, row.drift(args.from_version, args.to_version)) for row in rows]
-        changed = [(claim, lines) for claim, lines in changed if lines]
+        changed = drift(rows, args.from_version, args.to_version)
         if args.json:
-            _out(json.dumps({claim: lines for claim, lines in changed}, indent=2, ensure_ascii=False))
+            lines = {claim: [c.line(args.from_version, args.to_version) for c in changes] for claim, changes in changed}
+            _out(json.dumps(lines, indent=2, ensure_ascii=False))
             return 0
-        for claim, lines in changed:
-            _out(f"{claim}  " + " · ".join(lines))
-        _out(f"{len(changed)} claim(s) changed between {args.from_version} and {args.to_version}")
+        _out(_drift_text(changed, args.from_version, args.to_version))
         return 0
     if args.json:
         document = {row.claim: {what: [list(cell) for cell in cells] for what, cells in row.parts} for row in rows}
         _out(json.dumps(document, indent=2, ensure_ascii=False))
         return 0
+    from pinb.kit.matrix import releases
+
     _out(f"releases: {', '.join(releases())}")
     for row in rows:
         _out(row.line())
     return 0
+
+
+def _known_release(version: str) -> None:
+    from pinb.kit.matrix import releases
+
+    if version not in releases():
+        raise KitError(f"unknown release {version!r}: the matrix has {', '.join(releases())}")
+
+
+def _matrix_rows(statuses: list[ClaimStatus]) -> list[MatrixRow]:
+    from pinb.kit.matrix import chapter_rows
+
+    return chapter_rows(statuses)
+
+
+def _drift_text(changed: list[tuple[str, list[Change]]], old: str, new: str) -> str:
+    lines = [f"{claim}  " + " · ".join(change.line(old, new) for change in changes) for claim, changes in changed]
+    return "\n".join([*lines, f"{len(changed)} claim(s) changed between {old} and {new}"])
+
+
+# --- drift ----------------------------------------------------------------------------------------------------
+
+
+def cmd_drift(args: argparse.Namespace) -> int:
+    """The corpus drift (`pinb.scenario.cli.cmd_drift`), or with `--claims` the claims' drift between two recorded
+    releases: exit 0 when none changed, 1 when some did, 2 on a bad release (one line)."""
+    old = args.from_version or PI_RELEASES[-1].version
+    new = args.to_version or PI_MODELLED_VERSION
+    if args.claims is None:
+        if args.json:
+            raise KitError("--json goes with --claims (the corpus drift prints its table)")
+        from pinb.scenario.cli import cmd_drift as corpus_drift
+
+        return int(corpus_drift(argparse.Namespace(**{**vars(args), "from_version": old, "to_version": new})))
+    if args.recorded or args.corpus is not None:
+        raise KitError("--recorded and --corpus are the corpus drift's: --claims compares the recorded runs")
+    from pinb.kit.matrix import drift, recorded_releases
+
+    project = _project(args)
+    chapters = project.select([args.claims] if args.claims else [])
+    listing = project.store.list()
+    _warn(listing.problems, listing.runs)
+    statuses = [status for chapter in chapters for status in chapter_statuses(project, chapter, listing.runs)]
+    recorded = recorded_releases(statuses)
+    ids = {chapter.id for chapter in chapters}
+    stale = {
+        run.record.backend.removeprefix("pi@")
+        for run in listing.runs
+        if run.record.chapter in ids and run.record.backend.startswith("pi@") and run.record.status == "completed"
+    }
+    for version in (old, new):
+        _known_release(version)
+        if version not in recorded:
+            which = args.claims or "any chapter"
+            why = "its runs there are STALE: their inputs changed" if version in stale else "none is recorded there"
+            raise KitError(
+                f"no current run of {which} on pi@{version} ({why}): record one with `pinb verify "
+                f"{args.claims + ' ' if args.claims else ''}--backend pi --pi-version {version}`; current runs are "
+                f"on {', '.join(f'pi@{v}' for v in sorted(recorded)) or 'no release'}"
+            )
+    changed = drift(_matrix_rows(statuses), old, new)
+    if args.json:
+        document = {
+            "from": old,
+            "to": new,
+            "chapters": [chapter.id for chapter in chapters],
+            "claims": len(statuses),
+            "changed": [
+                {
+                    "claim": claim,
+                    "changes": [{"what": c.what, "from": c.old, "to": c.new, "evidence": c.evidence} for c in changes],
+                }
+                for claim, changes in changed
+            ],
+        }
+        _out(json.dumps(document, indent=2, ensure_ascii=False))
+    else:
+        _out(_drift_text(changed, old, new))
+    return 2 if listing.unreadable else 1 if changed else 0
 
 
 def _attempt_notes(

@@ -44,7 +44,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pinb.files import NotRegularFile
+from pinb.files import NotRegularFile, user_cache_dir
 from pinb.kit.evidence import UnreadableNotebook, load_notebook, outcomes_in
 from pinb.kit.fingerprint import sha256_file
 from pinb.kit.record import (
@@ -301,8 +301,6 @@ def shared_notebooks(runs: list[tuple[str, str]]) -> dict[str, str]:
 
 
 CACHE_FILE = ".verified.json"
-#: Where the cache's key lives (outside any project): `$PINB_CACHE_DIR`, else the user's cache folder.
-CACHE_DIR_ENV = "PINB_CACHE_DIR"
 _KEY_FILE = "verification.key"
 
 
@@ -375,10 +373,9 @@ class VerificationCache:
 
 
 def verification_key() -> bytes | None:
-    """This user's key for the verification cache, made on first use (readable by the user alone), or None."""
-    folder = Path(
-        os.environ.get(CACHE_DIR_ENV) or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pinb"
-    )
+    """This user's key for the verification cache, made on first use (readable by the user alone) in the user's
+    cache folder (`pinb.files.user_cache_dir`), or None."""
+    folder = user_cache_dir()
     path = folder / _KEY_FILE
     try:
         key = path.read_bytes()

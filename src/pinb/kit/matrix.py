@@ -5,6 +5,7 @@ verdict changed between the two releases, as `A → B` (the drift between any tw
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pinb.backends import PI_RELEASES, Backend
@@ -20,24 +21,73 @@ class MatrixRow:
     parts: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...]
     """(what, ((version, verdict, evidence), …) oldest first): `behaviour`, `docs:FILE`, `declarations:TYPE`."""
 
-    def line(self) -> str:
-        shown = [
-            f"{what}: {describe(spans(cells), evidence_for=('CONTRADICTED', 'UNRUN', 'ERROR', 'differs', 'absent'))}"
+    def summaries(self, short: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+        """(what, the releases that agree joined: "OBSERVED on 1.3.0–1.6.0; CONTRADICTED on 1.0.3: …") per part;
+        an evidence or reason `short` maps is shown by its short form (a report gives the long one once)."""
+        short = short or {}
+        return [
+            (what, describe(spans([(v, s, short.get(e, e)) for v, s, e in cells]), evidence_for=EVIDENCE_FOR))
             for what, cells in self.parts
         ]
-        return f"{self.claim}  " + " · ".join(shown)
 
-    def drift(self, old: str, new: str) -> list[str]:
-        changes = []
+    def line(self) -> str:
+        return f"{self.claim}  " + " · ".join(f"{what}: {text}" for what, text in self.summaries())
+
+    def changes(self, old: str, new: str) -> list[Change]:
+        """Each part whose verdict differs between releases `old` and `new`."""
+        found = []
         for what, cells in self.parts:
             at = {version: (verdict, evidence) for version, verdict, evidence in cells}
             if old in at and new in at and at[old][0] != at[new][0]:
-                changes.append(f"{what}: {at[old][0]} on {old} → {at[new][0]} on {new}: {at[new][1] or at[old][1]}")
-        return changes
+                found.append(Change(what, at[old][0], at[new][0], at[new][1] or at[old][1]))
+        return found
+
+    def drift(self, old: str, new: str) -> list[str]:
+        return [change.line(old, new) for change in self.changes(old, new)]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One part of a claim's row whose verdict changed between two releases."""
+
+    what: str
+    old: str
+    new: str
+    evidence: str
+    """What the newer release's check said (the older's when the newer says nothing)."""
+
+    def line(self, old: str, new: str) -> str:
+        return f"{self.what}: {self.old} on {old} → {self.new} on {new}: {self.evidence}"
+
+
+def recorded_releases(statuses: list[ClaimStatus]) -> set[str]:
+    """The releases some run of these claims was recorded on (current or stale)."""
+    return {v.backend.removeprefix("pi@") for s in statuses for v in s.backends if v.backend.startswith("pi@")}
+
+
+def drift(rows: list[MatrixRow], old: str, new: str) -> list[tuple[str, list[Change]]]:
+    """The claims whose verdict (behaviour or a scope) changed between releases `old` and `new`, with the changes."""
+    changed = [(row.claim, row.changes(old, new)) for row in rows]
+    return [(claim, changes) for claim, changes in changed if changes]
+
+
+#: The verdicts whose evidence (or reason) a summary quotes.
+EVIDENCE_FOR = ("CONTRADICTED", "UNRUN", "ERROR", "differs", "absent")
 
 
 def releases() -> list[str]:
     return sorted((release.version for release in PI_RELEASES), key=version_key)
+
+
+def release_limits() -> dict[str, str]:
+    """Why a release cannot run a layer (`Backend.supports`'s reason) → a short form naming the release and layer."""
+    found: dict[str, str] = {}
+    for version in releases():
+        for layer in ("agent", "app", "package"):
+            ok, why = Backend("pi", version).supports(layer)
+            if not ok:
+                found.setdefault(why, f"pi@{version} has no {layer} layer")
+    return found
 
 
 def _behaviour(status: ClaimStatus, layer: str | None, kind: str) -> tuple[tuple[str, str, str], ...]:
@@ -72,4 +122,29 @@ def matrix_rows(
     return out
 
 
-__all__ = ["MatrixRow", "matrix_rows", "releases"]
+def chapter_rows(statuses: list[ClaimStatus]) -> list[MatrixRow]:
+    """The rows of these claims, with each claim's layer and kind from its chapter's ledger and the committed
+    scope facts (`pinb status --matrix`, `pinb drift --claims` and the reports share them)."""
+    from pinb.scopes.facts import load_all
+
+    layers: dict[str, tuple[str | None, str]] = {}
+    try:
+        from pinb.chapters.registry import folders
+
+        for found in folders().values():
+            layers.update({c.id: (c.layer, c.kind) for c in found.ledger.claims})
+    except ImportError:
+        pass
+    return matrix_rows(statuses, load_all(), layers)
+
+
+__all__ = [
+    "Change",
+    "MatrixRow",
+    "chapter_rows",
+    "drift",
+    "matrix_rows",
+    "recorded_releases",
+    "release_limits",
+    "releases",
+]

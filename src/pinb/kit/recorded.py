@@ -11,10 +11,12 @@ it came from.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from pinb.claims import ClaimOutcome
 from pinb.errors import PinbError
 from pinb.kit.project import ChapterLike, Project, default_parameters, load_project
 from pinb.kit.status import backend_order, can_check, chapter_evidence, claim_in_run, claim_status
@@ -26,6 +28,8 @@ SNAPSHOT_PACKAGE_DIR = "recorded"
 SNAPSHOT_CHECKOUT_DIR = Path("src") / "pinb" / SNAPSHOT_PACKAGE_DIR
 
 Entries = dict[str, list[dict[str, Any]]]
+#: The fields of a property's structured observation an entry carries besides its evidence.
+STRUCTURED = ("premise", "expected", "observed")
 
 
 def entries(project: Project, chapter: ChapterLike, runs: list[StoredRun], source: str) -> Entries:
@@ -39,7 +43,8 @@ def entries(project: Project, chapter: ChapterLike, runs: list[StoredRun], sourc
     stale_runs: dict[str, StoredRun] = {}  # each backend's latest completed run on its default parameters
     for run in own:
         record = run.record
-        if run.verified and record.status == "completed" and record.inputs.parameters == _defaults(record.backend):
+        parameters = record.inputs.parameters
+        if run.verified and record.status == "completed" and parameters == _defaults(record.backend, parameters):
             stale_runs[record.backend] = run
     stale_runs = {
         backend: stale_runs[backend]
@@ -56,28 +61,33 @@ def entries(project: Project, chapter: ChapterLike, runs: list[StoredRun], sourc
             said = claim_in_run(claim, deciding)
             if said.run_id is None and not said.reason.startswith("not checked on"):
                 continue
-            rows.append(_row(deciding, said.label, said.evidence or said.reason, source))
+            rows.append(_row(deciding, said.label, said.evidence or said.reason, source, said.outcome))
         if claim_status(project, chapter, claim, own, evidence).status == "STALE":
             for stale in stale_runs.values():
                 said = claim_in_run(claim, stale)
                 if can_check(claim, stale.record.backend) and said.run_id is not None:
-                    rows.append(_row(stale, f"STALE (recorded {said.label})", said.evidence or said.reason, source))
+                    label = f"STALE (recorded {said.label})"
+                    rows.append(_row(stale, label, said.evidence or said.reason, source, said.outcome))
         if rows:
             found[claim.id] = rows
     return found
 
 
-def _defaults(backend: str) -> dict[str, Any]:
-    """What `pinb verify` gives a run on `backend` without `-p`."""
+def _defaults(backend: str, parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """What `pinb verify` gives a run on `backend` without `-p`, for a notebook that declares the parameters the
+    run was given (one with a `witnesses` parameter records generated witnesses)."""
     try:
-        return default_parameters(backend)
+        return default_parameters(backend, tuple(parameters))
     except PinbError:
         return {}
 
 
-def _row(run: StoredRun, status: str, evidence: str, source: str) -> dict[str, Any]:
+def _row(run: StoredRun, status: str, evidence: str, source: str, outcome: ClaimOutcome | None) -> dict[str, Any]:
+    """One backend's verdict, with the structured observation (premise, expected, observed) where the check
+    recorded one, so a notebook's card shows it beside this run's."""
     record = run.record
-    return {
+    structure = {} if outcome is None else {k: getattr(outcome, k) for k in STRUCTURED if getattr(outcome, k)}
+    return structure | {
         "backend": record.backend,
         "status": status,
         "run_id": record.run_id,

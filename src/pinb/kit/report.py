@@ -1,7 +1,8 @@
 """The evidence report of one chapter, shaped like the research briefs' required output.
 
 Sections: context and provenance; claim audit (claim, where it appears, the overall status, and what each backend
-observed with its run id), with a version-drift subsection when a claim's outcome differs between Pi versions;
+observed with its run id), with a version-drift subsection when a claim's outcome differs between Pi versions and
+each claim's row across the Pi releases;
 experiments (every runnable or reported claim, per backend; anything without a completed run on current inputs is
 **UNRUN** with its reason); reproduction ledger (every run cited: exact commands, versions, artefact paths and
 hashes, failures and skips). Built only from the registry and the run store; Markdown for people, JSON for machines.
@@ -65,6 +66,17 @@ class BackendResult(BaseModel):
     current: bool
 
 
+class ReleaseRow(BaseModel):
+    """A claim across every Pi release of the matrix, the releases that agree joined (`pinb status --matrix`)."""
+
+    model_config = _FROZEN
+
+    claim_id: str
+    #: (what, summary): `behaviour` from the runs ("OBSERVED on 1.3.0–1.6.0; CONTRADICTED on 1.0.3: …"), then each
+    #: documentation (`docs:FILE`) and declarations (`declarations:TYPE`) scope judged on each release's tarball.
+    parts: tuple[tuple[str, str], ...]
+
+
 class DriftRow(BaseModel):
     """A claim whose outcome differs between Pi versions: each version's verdict, oldest version first."""
 
@@ -120,6 +132,8 @@ class EvidenceReport(BaseModel):
     skips: tuple[str, ...]
     #: Claims whose outcome differs between Pi versions.
     drift: tuple[DriftRow, ...] = ()
+    #: Each claim the pi backend can check, across every Pi release of the matrix.
+    releases: tuple[ReleaseRow, ...] = ()
     #: Every backend a cited run used: the stand-in, the current Pi version, other Pi versions newest first.
     backends_cited: tuple[str, ...] = ()
     #: Empty when the chapter text was read and holds every quote; otherwise what is unverified or no longer matches.
@@ -171,6 +185,7 @@ def build_report(
         runs=ledger,
         skips=_last_attempts(statuses) + tuple(dict.fromkeys(skip for status in statuses for skip in _skips(status))),
         drift=tuple(row for status in statuses if (row := _drift(status)) is not None),
+        releases=_release_rows(chapter, statuses),
         backends_cited=backends_cited,
         text_note=getattr(chapter, "text_note", ""),
     )
@@ -205,6 +220,15 @@ def _skips(status: ClaimStatus) -> list[str]:
             continue
         lines.append(f"{status.claim_id} on {verdict.backend}: {verdict.reason}")
     return lines
+
+
+def _release_rows(chapter: ChapterLike, statuses: list[ClaimStatus]) -> tuple[ReleaseRow, ...]:
+    from pinb.kit.matrix import chapter_rows, release_limits
+
+    on_pi = {claim.id for claim in chapter.claims if claim.kind == "runnable" and "pi" in claim.backends}
+    wanted = [status for status in statuses if status.claim_id in on_pi]
+    short = release_limits()
+    return tuple(ReleaseRow(claim_id=row.claim, parts=tuple(row.summaries(short))) for row in chapter_rows(wanted))
 
 
 def _drift(status: ClaimStatus) -> DriftRow | None:
@@ -403,6 +427,31 @@ def render_markdown(report: EvidenceReport) -> str:
                 for row in report.drift
             ],
         )
+    if report.releases:
+        from pinb.kit.matrix import release_limits, releases
+
+        out += ["", "### Across Pi releases", ""]
+        out += [
+            f"Each claim real Pi can check, on every release from {releases()[0]} to {releases()[-1]} (`pinb status "
+            "--matrix`): the behaviour its runs recorded on each release, and what its documentation and declarations "
+            "scopes found in each release's published tarball; releases that agree are joined.",
+            "",
+        ]
+        out += _table(
+            ("Claim", "Behaviour by release", "Documentation and declarations by release"),
+            [
+                (
+                    f"`{row.claim_id}`",
+                    next((text for what, text in row.parts if what == "behaviour"), "—"),
+                    " · ".join(f"{what}: {text}" for what, text in row.parts if what != "behaviour") or "—",
+                )
+                for row in report.releases
+            ],
+        )
+        shown = " ".join(text for row in report.releases for _, text in row.parts)
+        limits = [(brief, why) for why, brief in release_limits().items() if brief in shown]
+        if limits:
+            out += ["", *(f"- {brief}: {why}" for brief, why in limits)]
     out += ["", "## 3. Experiments", ""]
     out += _table(
         ("Claim", "Method", "Result", "Reason", "Run"),

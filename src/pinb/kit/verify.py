@@ -40,6 +40,10 @@ class VerifyOptions:
     #: `standin` or `pi`.
     backend: str = "standin"
     pi_version: str | None = None
+    #: `--pi-version all`: every one of these releases (backend pi), all planned into one pool of `jobs` workers.
+    pi_versions: tuple[str, ...] = ()
+    #: (chapter id, backend label) pairs not to run, with why (a release without any layer the chapter needs).
+    skip: dict[tuple[str, str], str] = field(default_factory=dict)
     jobs: int = 1
     force: bool = False
     cell_timeout: float | None = 600.0
@@ -70,6 +74,10 @@ class ChapterResult:
     reproduction: str = ""
 
 
+#: Each chapter's result by (chapter id, backend label).
+ByTarget = dict[tuple[str, str], ChapterResult]
+
+
 @dataclass
 class VerifyResult:
     results: list[ChapterResult]
@@ -98,62 +106,78 @@ def _refuse_edited_session(
         )
 
 
+def _backends(project: Project, options: VerifyOptions) -> list[str]:
+    """The backend labels to verify on: one, or with `pi_versions` every release asked for (each checked)."""
+    if options.pi_version and options.backend != "pi":
+        raise KitError("--pi-version applies to --backend pi only")
+    if options.pi_versions and options.backend != "pi":
+        raise KitError("--pi-version all needs --backend pi")
+    if options.backend != "pi":
+        return [Backend.parse(options.backend).label]
+    versions = list(options.pi_versions) or [options.pi_version or project.pi_version]
+    supported = environment.supported_pi_versions()
+    for version in versions:
+        if supported is not None and version not in supported:
+            raise KitError(f"unknown Pi version {version!r}: supported are {', '.join(supported)}")
+    return [Backend.parse("pi", version).label for version in versions]
+
+
 def plan(project: Project, options: VerifyOptions) -> tuple[list[ExecutionRequest], list[ChapterResult]]:
     """Build every request, or raise `KitError` for the first bad input; nothing is written."""
     if options.jobs < 1:
         raise KitError("--jobs must be at least 1")
-    if options.pi_version and options.backend != "pi":
-        raise KitError("--pi-version applies to --backend pi only")
-    backend = Backend.parse(options.backend, options.pi_version or project.pi_version).label
-    if options.backend == "pi":
-        version = options.pi_version or project.pi_version
-        supported = environment.supported_pi_versions()
-        if supported is not None and version not in supported:
-            raise KitError(f"unknown Pi version {version!r}: supported are {', '.join(supported)}")
+    backends = _backends(project, options)
     chapters = project.select(list(options.chapters))
     if not chapters:
         raise KitError("no chapters are registered")
     listing = project.store.list()
-    here = environment.reuse_key(backend)
-    todo: list[tuple[ChapterLike, Path, Inputs, dict[str, Any]]] = []
+    todo: list[tuple[ChapterLike, Path, Inputs, dict[str, Any], str]] = []
     results: list[ChapterResult] = []
-    for chapter in chapters:
-        notebook = project.notebook_path(chapter)
-        info = inspect_notebook(notebook)
-        parameters = default_parameters(backend, info.parameter_names) | dict(options.parameters)
-        check_parameters(notebook, info, parameters)
-        _refuse_edited_session(project, chapter, notebook, info, listing)
-        inputs = project.current_inputs(chapter, backend, parameters).model_copy(update={"environment": here})
-        completed = [
-            run
-            for run in listing.runs
-            if run.record.chapter == chapter.id
-            and run.record.backend == backend
-            and run.record.inputs.parameters == parameters
-            and run.record.status == "completed"
-            and run.verified
-        ]
-        result = ChapterResult(chapter=chapter, backend=backend, previous=completed[-1] if completed else None)
-        results.append(result)
-        # re-used only on equal inputs *and* environment: on another machine the notebook runs again
-        cached = [run for run in completed if run.record.inputs == inputs]
-        if cached and not options.force:
-            result.run, result.cached = cached[-1], True
-            continue
-        todo.append((chapter, notebook, inputs, parameters))
+    for backend in backends:
+        here = environment.reuse_key(backend)
+        for chapter in chapters:
+            if (chapter.id, backend) in options.skip:
+                continue
+            notebook = project.notebook_path(chapter)
+            info = inspect_notebook(notebook)
+            parameters = default_parameters(backend, info.parameter_names) | dict(options.parameters)
+            check_parameters(notebook, info, parameters)
+            _refuse_edited_session(project, chapter, notebook, info, listing)
+            inputs = project.current_inputs(chapter, backend, parameters).model_copy(update={"environment": here})
+            completed = [
+                run
+                for run in listing.runs
+                if run.record.chapter == chapter.id
+                and run.record.backend == backend
+                and run.record.inputs.parameters == parameters
+                and run.record.status == "completed"
+                and run.verified
+            ]
+            result = ChapterResult(chapter=chapter, backend=backend, previous=completed[-1] if completed else None)
+            results.append(result)
+            # re-used only on equal inputs *and* environment: on another machine the notebook runs again
+            cached = [run for run in completed if run.record.inputs == inputs]
+            if cached and not options.force:
+                result.run, result.cached = cached[-1], True
+                continue
+            todo.append((chapter, notebook, inputs, parameters, backend))
     if not todo:
         return [], results
-    if options.backend == "pi" and environment.pi_installed(backend.split("@", 1)[1]) is False:
-        version = backend.split("@", 1)[1]
-        raise KitError(
-            f"Pi {version} is not installed here, so nothing was run or recorded: "
-            f"run `pinb reference install --pi-version {version}` (it needs Node and npm)"
-        )
+    for backend in dict.fromkeys(item[4] for item in todo):
+        version = backend.split("@", 1)[1] if backend.startswith("pi@") else None
+        if version is not None and environment.pi_installed(version) is False:
+            raise KitError(
+                f"Pi {version} is not installed here, so nothing was run or recorded: "
+                f"run `pinb reference install --pi-version {version}` (it needs Node and npm)"
+            )
     project.store.ensure_writable()
     skip_unused_schema_extras()
     from pinb.kit.execute import ExecutionRequest  # papermill and nbformat load only when something runs
 
-    env = environment.collect(project.root, backend, project.kernel_name)
+    envs = {backend: environment.collect(project.root, backend, project.kernel_name) for *_, backend in todo}
+    # the longest first (as their last runs took; unknown ones first), so a pool of N ends together
+    previous = {(result.chapter.id, result.backend): result.previous for result in results}
+    todo.sort(key=lambda item: -_took(previous.get((item[0].id, item[4]))))
     requests = [
         ExecutionRequest(
             chapter=chapter.id,
@@ -163,20 +187,34 @@ def plan(project: Project, options: VerifyOptions) -> tuple[list[ExecutionReques
             backend=backend,
             inputs=inputs,
             command=options.command,
-            environment=env,
+            environment=envs[backend],
             kernel_name=project.kernel_name,
             cell_timeout=options.cell_timeout,
             timeout=options.timeout,
             known_claims=frozenset(claim.id for claim in chapter.claims),
         )
-        for chapter, notebook, inputs, parameters in todo
+        for chapter, notebook, inputs, parameters, backend in todo
     ]
     return requests, results
 
 
+def _took(run: StoredRun | None) -> float:
+    """How long a run took in seconds; infinity when unknown."""
+    from datetime import datetime
+
+    if run is None:
+        return float("inf")
+    try:
+        started = datetime.fromisoformat(run.record.started_at.replace("Z", "+00:00"))
+        finished = datetime.fromisoformat(run.record.finished_at.replace("Z", "+00:00"))
+    except ValueError:
+        return float("inf")
+    return (finished - started).total_seconds()
+
+
 def verify(project: Project, options: VerifyOptions) -> VerifyResult:
     requests, results = plan(project, options)
-    by_chapter = {result.chapter.id: result for result in results}
+    by_chapter = {(result.chapter.id, result.backend): result for result in results}
     outcome = VerifyResult(results=results)
     if requests:
         bar = tqdm(total=len(requests), desc="pinb verify", unit="notebook", disable=None if options.progress else True)
@@ -217,12 +255,10 @@ def execute_run(request: ExecutionRequest, store: RunStore) -> StoredRun:
     return run(request, store)
 
 
-def _run_sequential(
-    requests: list[ExecutionRequest], store: RunStore, by_chapter: dict[str, ChapterResult], bar: tqdm
-) -> bool:
+def _run_sequential(requests: list[ExecutionRequest], store: RunStore, by_chapter: ByTarget, bar: tqdm) -> bool:
     for request in requests:
-        bar.set_postfix_str(request.chapter)
-        result = by_chapter[request.chapter]
+        bar.set_postfix_str(f"{request.chapter} on {request.backend}")
+        result = by_chapter[request.chapter, request.backend]
         try:
             result.run = execute_run(request, store)
         except PinbError as exc:
@@ -281,7 +317,7 @@ def _execute_in_worker(request: ExecutionRequest, runs_dir: str) -> StoredRun | 
 def _run_parallel(
     requests: list[ExecutionRequest],
     store: RunStore,
-    by_chapter: dict[str, ChapterResult],
+    by_chapter: ByTarget,
     bar: tqdm,
     jobs: int,
 ) -> bool:
@@ -325,8 +361,8 @@ def _signal_workers(pool: ProcessPoolExecutor, signum: int) -> None:
             os.kill(process.pid, signum)
 
 
-def _settle(request: ExecutionRequest, future: Future[StoredRun | str], by_chapter: dict[str, ChapterResult]) -> None:
-    result = by_chapter[request.chapter]
+def _settle(request: ExecutionRequest, future: Future[StoredRun | str], by_chapter: ByTarget) -> None:
+    result = by_chapter[request.chapter, request.backend]
     try:
         value = future.result()
     except BaseException as exc:  # a worker that died (BrokenProcessPool) or was interrupted

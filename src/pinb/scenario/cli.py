@@ -1,4 +1,5 @@
-"""``pinb scenario run|diff|conform``, ``pinb reference install|refresh`` and ``pinb drift`` (design.md §6).
+"""``pinb scenario run|diff|conform``, ``pinb reference install|refresh`` and the corpus drift of ``pinb drift``
+(design.md §6; the kit registers ``pinb drift``, which also compares claims).
 
 Exit codes: 0 ok (traces conform), 1 a finding (traces differ), 2 an error (one line on stderr; nothing written).
 """
@@ -93,16 +94,6 @@ def add_commands(subparsers: Any) -> None:
     trust_option(refresh)
     refresh.set_defaults(run=cmd_reference_refresh)
     reference.set_defaults(run=_help(reference))
-
-    drift = subparsers.add_parser("drift", help="what changed between two Pi versions on the agent-layer corpus")
-    drift.add_argument("--from", dest="from_version", default=PI_RELEASES[-1].version, metavar="V")
-    drift.add_argument("--to", dest="to_version", default=DEFAULT_PI_VERSION, metavar="V")
-    drift.add_argument("--recorded", action="store_true", help="use the recorded traces instead of running Node")
-    drift.add_argument("--corpus", type=Path)
-    drift.add_argument("--jobs", type=int, default=1, metavar="N", help="warm Node workers at once (live runs)")
-    _timeout_option(drift)
-    trust_option(drift)
-    drift.set_defaults(run=cmd_drift)
 
 
 TRUST_HELP = (

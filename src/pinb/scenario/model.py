@@ -46,7 +46,7 @@ __all__ = [
 #: Scenario ids name trace files, so they are plain slugs (``fullmatch``: no trailing newline sneaks through).
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]*")
 TOOL_NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
-WHEN_PATTERN = re.compile(r"([a-z_]+)#([1-9][0-9]*)")
+WHEN_PATTERN = re.compile(r"([a-z_]+)#([1-9][0-9]*)|start")
 
 HANDLER_EVENTS = (
     "project_trust", "resources_discover", "session_start", "session_info_changed", "session_before_switch",
@@ -494,30 +494,39 @@ class UI(_Model):
 
 
 class Trigger(_Model):
-    """``when`` = ``"<event type>#<n>"``; ``steer``/``follow_up`` need ``text``."""
+    """``when`` = ``"<event type>#<n>"``, or ``"start"`` (before the first prompt); ``steer``/``follow_up``/
+    ``prompt`` need ``text``."""
 
     model_config = ConfigDict(
         json_schema_extra=_schema_extra(
-            {"when": {"pattern": "^[a-z_]+#[1-9][0-9]*$"}},
+            {"when": {"pattern": "^([a-z_]+#[1-9][0-9]*|start)$"}},
             allOf=[
                 {
-                    "if": {"properties": {"do": {"enum": ["steer", "follow_up"]}}, "required": ["do"]},
+                    "if": {"properties": {"do": {"enum": ["steer", "follow_up", "prompt"]}}, "required": ["do"]},
                     "then": {"required": ["text"], "properties": {"text": {"type": "string"}}},
-                }
+                },
+                {
+                    "if": {"properties": {"do": {"not": {"const": "prompt"}}}},
+                    "then": {"not": {"required": ["streaming_behavior"]}},
+                },
             ],
         )
     )
 
     when: str
-    do: Literal["steer", "follow_up", "abort"]
+    do: Literal["steer", "follow_up", "abort", "prompt"]
     text: str | None = None
+    streaming_behavior: Literal["steer", "followUp"] | None = None
+    """``do: prompt`` only: Pi's ``session.prompt(text, {streamingBehavior})`` (absent: none given)."""
 
     @model_validator(mode="after")
     def _check(self) -> Trigger:
         if not WHEN_PATTERN.fullmatch(self.when):
-            raise ValueError(f"when {self.when!r} must look like '<event type>#<n>' (n from 1)")
-        if self.do in ("steer", "follow_up") and self.text is None:
+            raise ValueError(f"when {self.when!r} must look like '<event type>#<n>' (n from 1) or be 'start'")
+        if self.do in ("steer", "follow_up", "prompt") and self.text is None:
             raise ValueError(f"a {self.do} trigger needs text")
+        if self.streaming_behavior is not None and self.do != "prompt":
+            raise ValueError("streaming_behavior applies only to a prompt trigger")
         return self
 
     @property
@@ -526,7 +535,7 @@ class Trigger(_Model):
 
     @property
     def occurrence(self) -> int:
-        return int(self.when.split("#", 1)[1])
+        return int(self.when.split("#", 1)[1]) if "#" in self.when else 1
 
 
 class StreamSettings(_Model):
@@ -674,6 +683,23 @@ class EntryTarget(_Model):
     text: str
 
 
+EntryType = Literal[
+    "message", "thinking_level_change", "model_change", "usage", "compaction", "branch_summary", "custom", "label",
+    "session_info", "custom_message", "context_edit",
+]  # fmt: skip
+
+
+class EntryOfType(_Model):
+    """The ``nth`` entry (in append order, from 1) of this type: a target that need not be a message entry."""
+
+    type: EntryType
+    nth: Annotated[Int, Field(ge=1)] = 1
+
+
+#: What a step may target: a message entry by role and text, or any entry by type and position.
+Target = EntryTarget | EntryOfType
+
+
 class PromptStep(_Model):
     do: Literal["prompt"]
     text: str
@@ -683,21 +709,27 @@ class BranchStep(_Model):
     """``sessionManager.branch(id)``: the target becomes the leaf."""
 
     do: Literal["branch"]
-    target: EntryTarget
+    target: Target
 
 
 class NavigateStep(_Model):
-    """``session.navigateTree(id, {summarize: false})``."""
+    """``session.navigateTree(id, {summarize, customInstructions, replaceInstructions, label})``; with ``summarize``
+    Pi asks the session's model for a summary of the branch left behind (the next scripted response answers)."""
 
     do: Literal["navigate"]
-    target: EntryTarget
+    target: Target
+    summarize: bool | None = None
+    instructions: str | None = None
+    """Pi's ``customInstructions`` for the branch summary."""
+    replace_instructions: bool | None = None
+    label: str | None = None
 
 
 class LabelStep(_Model):
     """``sessionManager.appendLabelChange(id, label)``."""
 
     do: Literal["label"]
-    target: EntryTarget
+    target: Target
     label: str
 
 
@@ -713,6 +745,44 @@ class SetThinkingLevelStep(_Model):
 
     do: Literal["set_thinking_level"]
     level: ThinkingLevel
+
+
+class ReloadStep(_Model):
+    """``session.reload()``: ``session_shutdown`` (reload) to the old extensions, the extension factories run
+    again, ``session_start`` (reload)."""
+
+    do: Literal["reload"]
+
+
+class NewSessionStep(_Model):
+    """``AgentSessionRuntime.newSession()``: the session is replaced by a new, empty one (its extensions loaded
+    afresh, ``session_start`` reason ``new``)."""
+
+    do: Literal["new_session"]
+
+
+class ForkStep(_Model):
+    """``AgentSessionRuntime.fork(id, {position})``: a new session holding the path up to the target (``before``,
+    Pi's default: a user message, up to its parent, its text returned; ``at``: up to the target itself)."""
+
+    do: Literal["fork"]
+    target: Target
+    position: Literal["before", "at"] | None = None
+
+
+class ResumeStep(_Model):
+    """``AgentSessionRuntime.switchSession(path)``: the session is replaced by the one in a session file the
+    scenario lays out in its project (``project.files``), the run's working directory as its cwd."""
+
+    model_config = ConfigDict(json_schema_extra=_schema_extra({"path": _PATH_SCHEMA}))
+
+    do: Literal["resume"]
+    path: str
+
+    @model_validator(mode="after")
+    def _inside(self) -> ResumeStep:
+        _relative_path(self.path, "resume path")
+        return self
 
 
 class SnapshotStep(_Model):
@@ -734,6 +804,10 @@ Step = Annotated[
     | LabelStep
     | CompactStep
     | SetThinkingLevelStep
+    | ReloadStep
+    | NewSessionStep
+    | ForkStep
+    | ResumeStep
     | SnapshotStep
     | ShutdownStep,
     Field(discriminator="do"),
@@ -763,6 +837,14 @@ def _layer_rules() -> list[dict[str, Any]]:
     return [
         needs("app", "extensions", {"properties": {"extensions": {"minItems": 1}}, "required": ["extensions"]}),
         needs("agent", "hooks", {"properties": {"hooks": {"type": "object"}}, "required": ["hooks"]}),
+        needs(
+            "app",
+            "prompt triggers",
+            {
+                "properties": {"queue": {"contains": {"properties": {"do": {"const": "prompt"}}, "required": ["do"]}}},
+                "required": ["queue"],
+            },
+        ),
         needs("app", "steps and model", {"anyOf": [{"required": ["steps"]}, {"required": ["model"]}]}),
         needs(
             "app",
@@ -825,6 +907,8 @@ class Scenario(_Model):
             raise ValueError(f"id {self.id!r} is not a plain slug (lowercase letters, digits, '.', '_', '-')")
         if self.layer == "agent" and self.extensions:
             raise ValueError("extensions need layer app")
+        if self.layer != "app" and any(trigger.do == "prompt" for trigger in self.queue):
+            raise ValueError("a prompt trigger needs layer app (session.prompt)")
         if self.layer != "agent" and self.hooks is not None:
             raise ValueError("hooks need layer agent")
         settings = self.settings
@@ -841,6 +925,7 @@ class Scenario(_Model):
                 for name in ("trust", "agent_files"):
                     if name in self.project.model_fields_set:
                         raise ValueError(f"project.{name} needs layer app")
+        _check_session_replacements(self)
         shutdowns = [i for i, step in enumerate(self.steps) if isinstance(step, ShutdownStep)]
         if shutdowns and shutdowns[0] != len(self.steps) - 1:
             raise ValueError("a shutdown step must be the last step")
@@ -865,6 +950,19 @@ class Scenario(_Model):
     @property
     def effective_ui(self) -> UI:
         return self.ui if self.ui is not None else UI()
+
+
+def _check_session_replacements(scenario: Scenario) -> None:
+    """A resume step reads a session file of ``project.files``; Pi persists a resumed session, whose next
+    replacement would get a file name made of the clock and a random id, so a resume is the last replacement."""
+    resumed = False
+    for step in scenario.steps:
+        if resumed and isinstance(step, NewSessionStep | ForkStep | ResumeStep):
+            raise ValueError(f"a {step.do} step cannot follow a resume step (Pi names the new session file randomly)")
+        if isinstance(step, ResumeStep):
+            if scenario.project is None or step.path not in scenario.project.files:
+                raise ValueError(f"resume path {step.path!r} is not a file of project.files")
+            resumed = True
 
 
 def _unique(what: str, names: list[str]) -> None:

@@ -8,6 +8,7 @@ installed into ``reference/.node/`` when the machine's Node is older than Pi nee
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -100,11 +101,25 @@ def _parse_node_version(text: str) -> tuple[int, int, int] | None:
 
 
 def _version_of(binary: str | Path) -> tuple[int, int, int] | None:
+    return _parse_node_version(_version_text(binary) or "")
+
+
+def _version_text(binary: str | Path) -> str | None:
+    """``<binary> --version``, asked once per binary file (a replaced binary is asked again)."""
     try:
-        out = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=30, check=False)
+        info = os.stat(binary)
     except OSError:
         return None
-    return _parse_node_version(out.stdout) if out.returncode == 0 else None
+    return _asked_version(str(binary), info.st_mtime_ns, info.st_size, info.st_ino)
+
+
+@functools.cache
+def _asked_version(binary: str, _mtime_ns: int, _size: int, _inode: int) -> str | None:
+    try:
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
 
 
 def _system_node() -> str | None:
@@ -129,8 +144,7 @@ def node_path() -> Path:
 
 def node_version() -> str:
     """The version (``v22.x.y``) of the Node binary the bridge runs."""
-    out = subprocess.run([str(node_path()), "--version"], capture_output=True, text=True, timeout=30, check=False)
-    return out.stdout.strip()
+    return _version_text(node_path()) or ""
 
 
 def _npm() -> str:

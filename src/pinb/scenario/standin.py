@@ -161,7 +161,8 @@ class Triggers:
         return [t for t in self._queue if t.event_type == event_type and t.occurrence == count]
 
     def announce(self, trigger: Trigger) -> None:
-        self._writer.write("driver", "queue", {"when": trigger.when, "do": trigger.do, "text": trigger.text})
+        fields = {"when": trigger.when, "do": trigger.do, "text": trigger.text}
+        self._writer.write("driver", "queue", {**fields, "streamingBehavior": trigger.streaming_behavior})
 
     def fire(self, event_type: str, act: Callable[[Trigger], None]) -> None:
         """Count the event; announce and act on each trigger it fires (called from the public listener)."""
@@ -229,5 +230,6 @@ async def _run_agent_layer(scenario: Scenario, writer: TraceWriter) -> None:
         triggers.fire(event.type, act)
 
     agent.subscribe(listener)
+    triggers.fire("start", act)  # queued before the first prompt (`when: "start"`)
     await drive_prompts(scenario.prompts, agent.prompt, writer)
     writer.write("driver", "dispose")

@@ -18,9 +18,12 @@ from pinb.ai.jsjson import js_slice
 from pinb.ai.timers import timer_seconds
 from pinb.ai.types import now_ms
 from pinb.app.extensions import ExtensionAPI, ExtensionErrorRecord
+from pinb.app.extensions.events import SessionStartEvent
 from pinb.app.js_compat import js_regex, json_stringify
 from pinb.app.session import AgentSession, create_agent_session
 from pinb.app.session_compaction import DEFAULT_COMPACTION_SETTINGS
+from pinb.app.session_runtime import AgentSessionRuntime
+from pinb.app.session_tree import SessionManager
 from pinb.app.settlement import RetrySettings
 from pinb.app.ui import ScriptedUI, UICall
 from pinb.scenario.model import (
@@ -413,62 +416,99 @@ async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
     extensions = [(ext.name, inline_extension(ext, writer, unsubscribers)) for ext in scenario.extensions]
     project = scenario.project
     cwd = project_cwd(project)
-    space = None
-    if project is not None:
-        trusted = True
-        if project.trust == "ask":
-            # Pi asks the project_trust handlers of a bootstrap load of the same extensions.
-            trusted = await _ask_trust(project, extensions, writer)
-        else:
-            trusted = project.trust == "trusted"
-        space = workspace(project, trusted)
-    session: AgentSession = await create_agent_session(
-        stream_fn=faux.stream,
-        model=faux.get_model(),
-        tools=build_tools(scenario.tools, commands),
-        extensions=extensions,
-        cwd=cwd,
-        workspace=space,
-        system_prompt=scenario.system_prompt,
-        thinking_level=model_settings.thinking_level or "off" if model_settings is not None else "off",
-        tool_execution=settings.tool_execution,
-        steering_mode=settings.steering_mode,
-        follow_up_mode=settings.follow_up_mode,
-        ui=ScriptedUI(confirm=ui.confirm, on_call=lambda call: _record_dialog(writer, call)) if ui.has_ui else None,
-        on_error=on_error,
-        **recovery,
-    )
-    options = session._base_prompt_options
-    options.package_dir = PI_DIR
-    for tool in scenario.tools:
-        # Scenario tools are custom tools (the runner's customTools): one that takes a built-in tool's name
-        # replaces its definition, prompt snippet and guidelines included.
-        options.tool_snippets.pop(tool.name, None)
-        options.tool_guidelines.pop(tool.name, None)
-    session_box.append(session)
+
+    session: Any = None
+
+    async def start_session(manager: SessionManager | None = None, start: SessionStartEvent | None = None) -> Any:
+        # One session built, bound and listened to, as the runner's startSession builds it; the runtime's
+        # create_runtime builds each replacement the same way (trust asked again, extensions loaded afresh).
+        nonlocal session
+        space = None
+        if project is not None:
+            trusted = True
+            if project.trust == "ask":
+                # Pi asks the project_trust handlers of a bootstrap load of the same extensions.
+                trusted = await _ask_trust(project, extensions, writer)
+            else:
+                trusted = project.trust == "trusted"
+            space = workspace(project, trusted)
+        created: AgentSession = await create_agent_session(
+            stream_fn=faux.stream,
+            model=faux.get_model(),
+            tools=build_tools(scenario.tools, commands),
+            extensions=extensions,
+            cwd=cwd,
+            workspace=space,
+            system_prompt=scenario.system_prompt,
+            thinking_level=model_settings.thinking_level or "off" if model_settings is not None else "off",
+            tool_execution=settings.tool_execution,
+            steering_mode=settings.steering_mode,
+            follow_up_mode=settings.follow_up_mode,
+            session_manager=manager or SessionManager(cwd),
+            bind=False,
+            **recovery,
+        )
+        options = created._base_prompt_options
+        options.package_dir = PI_DIR
+        for tool in scenario.tools:
+            # Scenario tools are custom tools (the runner's customTools): one that takes a built-in tool's name
+            # replaces its definition, prompt snippet and guidelines included.
+            options.tool_snippets.pop(tool.name, None)
+            options.tool_guidelines.pop(tool.name, None)
+        session = created
+        session_box[:] = [created]
+        await created.bind_extensions(
+            ui=ScriptedUI(confirm=ui.confirm, on_call=lambda call: _record_dialog(writer, call)) if ui.has_ui else None,
+            on_error=on_error,
+            session_start_reason=start.reason if start is not None else "startup",
+        )
+        created.subscribe(listener)
+        return created
+
     triggers = Triggers(scenario.queue, writer)
     pending: set[asyncio.Task[Any]] = set()
 
-    def act(trigger: Trigger) -> None:
-        # Real Pi's listener fires these without awaiting them (`void`): they complete a few ticks later.
+    def work_of(trigger: Trigger) -> Any:
         if trigger.do == "steer":
-            work: Any = session.steer(trigger.text or "")
-        elif trigger.do == "follow_up":
-            work = session.follow_up(trigger.text or "")
-        else:
-            work = session.abort()
-        task = start_like_javascript(_reporting(work, triggers))
+            return session.steer(trigger.text or "")
+        if trigger.do == "follow_up":
+            return session.follow_up(trigger.text or "")
+        if trigger.do == "prompt":
+            return session.prompt(trigger.text or "", streaming_behavior=trigger.streaming_behavior)
+        return None
+
+    async def fire_all(due: list[Trigger]) -> None:
+        # The runner's `fire`: the triggers of one event one after another, each awaited (`await session.steer`)
+        # but an abort, which is fired without awaiting it (`void session.abort()`).
+        for trigger in due:
+            triggers.announce(trigger)
+            work = work_of(trigger)
+            if work is None:
+                spawn(start_like_javascript(_reporting(session.abort(), triggers)))
+                continue
+            try:
+                await work
+            except Exception as exc:
+                triggers.rejected(exc)
+
+    def spawn(task: asyncio.Task[Any] | None) -> None:
         if task is not None:
             pending.add(task)
             task.add_done_callback(pending.discard)
 
     def listener(event: Any) -> None:
         writer.event("session", event)
-        triggers.fire(event.type, act)
+        due = triggers.due(event.type)
+        if due:
+            # Real Pi's listener fires these without awaiting them (`void`): they complete a few ticks later.
+            spawn(start_like_javascript(fire_all(due)))
 
-    session.subscribe(listener)
+    await start_session()
+    runtime = AgentSessionRuntime(session, lambda manager, start: start_session(manager, start))
+    # Queued before the first prompt (`when: "start"`): each action runs to its end first.
+    await fire_all(triggers.due("start"))
     await drive_prompts(scenario.prompts, session.prompt, writer)
-    shut_down = await drive_steps(scenario, session, writer)
+    shut_down = await drive_steps(scenario, runtime, writer)
     if not shut_down:
         await session.wait_for_idle()
     if pending:

@@ -19,16 +19,21 @@ from pinb.app.resources import CONFIG_DIR_NAME, VirtualFS, Workspace
 from pinb.scenario.model import (
     BranchStep,
     CompactStep,
-    EntryTarget,
+    EntryOfType,
+    ForkStep,
     LabelStep,
     NavigateStep,
+    NewSessionStep,
     Project,
     PromptStep,
+    ReloadStep,
+    ResumeStep,
     Scenario,
     SetThinkingLevelStep,
     ShutdownStep,
     SnapshotStep,
     Step,
+    Target,
 )
 from pinb.scenario.trace import Labels, TraceWriter, blocks_text, to_pi_json
 
@@ -171,7 +176,13 @@ def snapshot_line(writer: TraceWriter, manager: Any) -> None:
 # --- steps -----------------------------------------------------------------------------------------------------------
 
 
-def find_entry(manager: Any, target: EntryTarget) -> Any:
+def find_entry(manager: Any, target: Target) -> Any:
+    """The entry a step targets: by role and text (the first message entry), or by type and position."""
+    if isinstance(target, EntryOfType):
+        found = [entry for entry in manager.get_entries() if entry.type == target.type]
+        if len(found) < target.nth:
+            raise LookupError(f"no {target.type} entry number {target.nth} (the session has {len(found)})")
+        return found[target.nth - 1]
     for entry in manager.get_entries():
         if entry.type != "message":
             continue
@@ -189,7 +200,9 @@ def _js_quote(text: str) -> str:
 
 def step_fields(step: Step) -> dict[str, Any]:
     data = step.to_json_dict()
-    return {key: data.get(key) for key in ("do", "text", "target", "label", "instructions", "level")}
+    keys = ("do", "text", "target", "label", "instructions", "level", "summarize", "replace_instructions", "position",
+            "path")  # fmt: skip
+    return {key: data.get(key) for key in keys}
 
 
 def compaction_settings(scenario: Scenario) -> Any:
@@ -203,8 +216,9 @@ def compaction_settings(scenario: Scenario) -> Any:
     return replace(DEFAULT_COMPACTION_SETTINGS, **given)
 
 
-async def run_step(step: Step, session: Any, writer: TraceWriter, scenario: Scenario) -> Any:
-    """Do one step; the fields of its ``step_resolved`` line."""
+async def run_step(step: Step, runtime: Any, writer: TraceWriter, scenario: Scenario) -> Any:
+    """Do one step on the runtime's current session; the fields of its ``step_resolved`` line."""
+    session = runtime.session
     manager = session.session_manager
     match step:
         case PromptStep():
@@ -212,8 +226,14 @@ async def run_step(step: Step, session: Any, writer: TraceWriter, scenario: Scen
         case BranchStep():
             manager.branch(find_entry(manager, step.target).id)
         case NavigateStep():
-            result = await session.navigate_tree(find_entry(manager, step.target).id, summarize=False)
-            return {"cancelled": result.cancelled, "editorText": result.editor_text}
+            result = await session.navigate_tree(
+                find_entry(manager, step.target).id,
+                summarize=bool(step.summarize),
+                custom_instructions=step.instructions,
+                replace_instructions=step.replace_instructions,
+                label=step.label,
+            )
+            return {"cancelled": result.cancelled, "editorText": result.editor_text, "aborted": result.aborted}
         case LabelStep():
             manager.append_label_change(find_entry(manager, step.target).id, step.label)
         case CompactStep():
@@ -223,6 +243,16 @@ async def run_step(step: Step, session: Any, writer: TraceWriter, scenario: Scen
         case SetThinkingLevelStep():
             session.set_thinking_level(step.level)
             return {"thinkingLevel": session.agent.state.thinking_level}
+        case ReloadStep():
+            await session.reload()
+        case NewSessionStep():
+            return {"cancelled": (await runtime.new_session()).cancelled}
+        case ForkStep():
+            forked = await runtime.fork(find_entry(manager, step.target).id, step.position or "before")
+            return {"cancelled": forked.cancelled, "selectedText": forked.selected_text}
+        case ResumeStep():
+            path, opened = resumed_session(step, scenario, session)
+            return {"cancelled": (await runtime.switch_session(opened, path)).cancelled}
         case SnapshotStep():
             snapshot_line(writer, manager)
         case ShutdownStep():
@@ -234,16 +264,32 @@ async def run_step(step: Step, session: Any, writer: TraceWriter, scenario: Scen
     return None
 
 
-async def drive_steps(scenario: Scenario, session: Any, writer: TraceWriter) -> bool:
-    """Run the scenario's steps after its prompts; True when the last one shut the session down."""
+def resumed_session(step: ResumeStep, scenario: Scenario, session: Any) -> tuple[str, Any]:
+    """The session file a resume step names, read from the project (Pi's ``SessionManager.open`` with the
+    current cwd as ``cwdOverride``), and its path."""
+    from pinb.app.session_tree import SessionManager
+
+    path = posixpath.join(project_root(), step.path)
+    text = scenario.project.files.get(step.path) if scenario.project is not None else None
+    if text is None:
+        raise LookupError(f"Session file does not exist: {path}")
+    manager = SessionManager.from_jsonl(text, path)
+    manager.cwd = session.session_manager.cwd
+    manager.header = manager.header.model_copy(update={"cwd": manager.cwd})
+    return path, manager
+
+
+async def drive_steps(scenario: Scenario, runtime: Any, writer: TraceWriter) -> bool:
+    """Run the scenario's steps after its prompts, each on the runtime's current session (a ``new_session``,
+    ``fork`` or ``resume`` step replaces it); True when the last one shut the session down."""
     from pinb.scenario.standin import error_text
 
     shut_down = False
     for step in scenario.steps:
-        await session.wait_for_idle()
+        await runtime.session.wait_for_idle()
         writer.write("driver", "step", step_fields(step))
         try:
-            fields = await run_step(step, session, writer, scenario)
+            fields = await run_step(step, runtime, writer, scenario)
         except Exception as exc:
             writer.write("driver", "step_rejected", {"error": scrub(error_text(exc))})
         else:

@@ -248,7 +248,15 @@ def event_fields(event: Mapping[str, Any], labels: Labels, *, ext: bool) -> dict
                 ("text", blocks_text(get("content"))),
             ]
         case "session_start" | "session_shutdown" | "resources_discover":
-            pairs = [("reason", get("reason"))]
+            pairs = [
+                ("reason", get("reason")),
+                ("previousSessionFile", get("previousSessionFile")),
+                ("targetSessionFile", get("targetSessionFile")),
+            ]
+        case "session_before_switch":
+            pairs = [("reason", get("reason")), ("targetSessionFile", get("targetSessionFile"))]
+        case "session_before_fork":
+            pairs = [("entryId", labels.entry(get("entryId"))), ("position", get("position"))]
         case "ui_prompt_start" | "ui_prompt_end":
             pairs = [("kind", get("kind")), ("title", get("title"))]
         case "compaction_start":

@@ -11,6 +11,8 @@
   OBSERVED, 1 CONTRADICTED, 3 NOT EXERCISED, 4 ERROR.
 - `faults [--json]`: every named fault with its one-line deviation.
 - `uncovered CHAPTER [--json]`: the chapter text's sentences and table cells no claim covers.
+- `facts [CHAPTER…] [--pi-version V|all]`: read the package facts the chapters' package claims are judged from,
+  live, and write their snapshots (`reference/facts/`), with when the registry was read.
 
 Exit 2 on a user mistake (one line on stderr).
 """
@@ -85,6 +87,20 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("chapter", metavar="CHAPTER", help="a chapter id, e.g. pi-16-chapter")
     q.add_argument("--json", action="store_true", help="machine-readable output")
     q.set_defaults(run=cmd_uncovered)
+
+    q = claims.add_parser(
+        "facts",
+        help="read the facts of the published packages that claims running no scenario are judged from (live: the "
+        "installed release and the npm registry) and write their committed snapshots (reference/facts/)",
+    )
+    q.add_argument("chapters", nargs="*", metavar="CHAPTER", help="chapter ids (default: every chapter with facts)")
+    q.add_argument(
+        "--pi-version",
+        default=PI_MODELLED_VERSION,
+        metavar="V",
+        help=f"the Pi release (default {PI_MODELLED_VERSION}), or 'all': every installed release, oldest first",
+    )
+    q.set_defaults(run=cmd_facts)
     p.set_defaults(run=lambda args: _usage(p))
 
 
@@ -197,6 +213,45 @@ def cmd_faults(args: argparse.Namespace) -> int:
         where = "" if row["declared_by"] == "pinb.testing.faults" else f" [{row['declared_by']}]"
         print(f"{row['fault'].ljust(width)}  {row['deviation']}{where}")
     print(f"{len(rows)} faults", file=sys.stderr)
+
+
+def cmd_facts(args: argparse.Namespace) -> int:
+    """Each chapter's `experiments.record_facts(version)` on each release asked for; a release that is not installed
+    is one line and exit 2, before anything is written."""
+    from pinb.chapters.registry import folders
+    from pinb.errors import UsageError
+    from pinb.scenario import reference
+
+    known = folders()
+    unknown = [chapter for chapter in args.chapters if chapter not in known]
+    if unknown:
+        raise UsageError(f"unknown chapter {unknown[0]!r} (known: {', '.join(known)})")
+    recorders = {
+        chapter_id: record
+        for chapter_id, found in known.items()
+        if (not args.chapters or chapter_id in args.chapters)
+        and (record := getattr(found.module("experiments"), "record_facts", None)) is not None
+    }
+    if not recorders:
+        raise UsageError("no chapter asked for records package facts")
+    if args.pi_version == "all":
+        versions = [v for v in reference.available_versions() if reference.is_installed(v)]
+        versions.sort(key=_release_key)
+    else:
+        reference.packages_dir(args.pi_version)  # an unknown release: one line
+        versions = [args.pi_version]
+    missing = [v for v in versions if not reference.is_installed(v)]
+    if missing:
+        raise UsageError(f"Pi {missing[0]} is not installed: run `pinb reference install --pi-version {missing[0]}`")
+    for version in versions:
+        for chapter_id, record in recorders.items():
+            path = record(version)
+            print(f"{chapter_id} on Pi {version}: wrote {path.name}")
+    return 0
+
+
+def _release_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) if part.isdigit() else -1 for part in version.split("."))
 
 
 def cmd_uncovered(args: argparse.Namespace) -> int:

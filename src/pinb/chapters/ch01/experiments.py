@@ -3,6 +3,7 @@ real Pi), what the book's program prints, and `EXPERIMENTS`, every claim's exper
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pinb.chapters import common, tq
@@ -225,6 +226,14 @@ def _before_tool_call(params: Params) -> dict[str, dict[str, Any]]:
         "hook-mutates": _hooked("ch01-seam-before-tool-call-mutates", "two words", hooks),
         "no-hook": _hooked("ch01-seam-before-tool-call-none", "two words", None),
     }
+
+
+def record_facts(version: str) -> Path:
+    """`pinb claims facts`: read the package facts of Pi `version` live and write their snapshot (committed)."""
+    from pinb.chapters.ch01 import package_facts
+
+    package_facts.record_package_facts(version)
+    return package_facts.facts_path(version)
 
 
 def _experiments() -> dict[str, Any]:

@@ -15,7 +15,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from pinb.errors import ReferenceError_
-from pinb.scenario import reference
+from pinb.files import write_atomic
+from pinb.scenario import reference, registry
 
 SCOPE = "@earendil-works"
 CORE = f"{SCOPE}/pi-agent-core"
@@ -70,42 +71,32 @@ class PackageFacts(_Data):
     """Each installed package's run-time export names (its main module imported by Node)."""
     ai_importers_of_core_or_app: tuple[str, ...] = ()
     """pi-ai's dist files that name pi-agent-core or pi-coding-agent."""
+    registry_read_at: dict[str, str] = {}
+    """When the registry document of each package these facts use was read (empty in older snapshots: then
+    ``read_at`` is that time)."""
 
 
 # --- registry --------------------------------------------------------------------------------------------------------
 
 
-def _npm_view(spec: str, field: str) -> object:
-    try:
-        out = subprocess.run(
-            [reference._npm(), "view", spec, field, "--json"], capture_output=True, text=True, timeout=120, check=False
-        )  # fmt: skip
-    except subprocess.TimeoutExpired:
-        raise ReferenceError_(f"npm view {spec} {field}: the npm registry did not answer within 120 s") from None
-    if out.returncode != 0:
-        text = (out.stderr or out.stdout).strip()
-        if "E404" in text:
-            return None
-        if any(marker in text for marker in reference._NETWORK_ERRORS):
-            raise ReferenceError_(f"cannot reach the npm registry for {spec} ({reference._first_error_line(text)})")
-        raise ReferenceError_(f"npm view {spec} {field} failed: {reference._first_error_line(text)}")
-    return json.loads(out.stdout) if out.stdout.strip() else None
-
-
 def registry_versions(package: str) -> tuple[str, ...]:
     """Every version of ``package`` published on the npm registry (raises offline, in one line)."""
-    versions = _npm_view(package, "versions")
-    if versions is None:
-        return ()
-    return tuple(versions) if isinstance(versions, list) else (str(versions),)
+    return tuple(registry.document(package).versions)
 
 
 def registry_dependencies(package: str, version: str) -> dict[str, str] | None:
     """The declared dependencies of ``package@version`` on the registry; ``None`` when that version does not exist."""
-    if version not in registry_versions(package):
-        return None
-    deps = _npm_view(f"{package}@{version}", "dependencies")
-    return dict(deps) if isinstance(deps, dict) else {}
+    return registry.document(package).dependencies(version)
+
+
+def _any_version_satisfies(package: str, spec: str) -> bool:
+    """Whether the registry has a version of ``package`` that the npm range ``spec`` accepts."""
+    return bool(registry.document(package).satisfying(spec))
+
+
+def _registry_read_at(*packages: str) -> dict[str, str]:
+    """When each registry document used was read (it may be a cached one: its own time, not now)."""
+    return {package: registry.document(package).read_at for package in packages}
 
 
 # --- installed packages ----------------------------------------------------------------------------------------------
@@ -176,10 +167,8 @@ def package_facts(version: str, versions_to_check: tuple[str, ...] = DEFAULT_VER
     core = _manifest(version, CORE)
     ai = _manifest(version, AI)
     app = _manifest(version, APP)
-    missing: dict[str, str] = {}
-    for dep, spec in app.dependencies.items():
-        if dep.startswith(SCOPE) and not _any_version_satisfies(dep, spec):
-            missing[dep] = spec
+    scoped = [dep for dep in app.dependencies if dep.startswith(SCOPE)]
+    missing = {dep: app.dependencies[dep] for dep in scoped if not _any_version_satisfies(dep, app.dependencies[dep])}
     dist = _installed(version, CORE) / "dist"
     importers = _importers(dist, TUI)
     published = registry_versions(CORE)
@@ -192,8 +181,8 @@ def package_facts(version: str, versions_to_check: tuple[str, ...] = DEFAULT_VER
         pi_version=version,
         read_at=datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
         how=f"pinb.scenario.package_facts: package.json and dist/ of the packages installed from "
-        f"reference/pi-{version}/package-lock.json, `npm view` on the public npm registry, and an import of "
-        f"each installed package's main module in Node",
+        f"reference/pi-{version}/package-lock.json, `npm view` on the public npm registry (each package's "
+        f"document read once, at registry_read_at), and an import of each installed package's main module in Node",
         node=reference.node_version(),
         manifests={m.name: m for m in (core, ai, app)},
         agent_core_depends_on_tui=TUI in core.dependencies,
@@ -209,13 +198,8 @@ def package_facts(version: str, versions_to_check: tuple[str, ...] = DEFAULT_VER
         coding_agent_missing_dependencies=missing,
         exports=exports,
         ai_importers_of_core_or_app=_importers(_installed(version, AI) / "dist", CORE, APP),
+        registry_read_at=_registry_read_at(CORE, *(m.name for m in (ai, app) if m.source == "registry"), *scoped),
     )
-
-
-def _any_version_satisfies(package: str, spec: str) -> bool:
-    """Whether the registry has a version of ``package`` matching ``spec`` (npm's own range matching)."""
-    found = _npm_view(f"{package}@{spec}", "version")
-    return found is not None and found != []
 
 
 # --- recorded snapshot -----------------------------------------------------------------------------------------------
@@ -238,5 +222,5 @@ def record_package_facts(version: str) -> PackageFacts:
     facts = package_facts(version)
     path = facts_path(version)
     path.parent.mkdir(exist_ok=True)
-    path.write_text(facts.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    write_atomic(path, facts.model_dump_json(indent=2) + "\n")
     return facts

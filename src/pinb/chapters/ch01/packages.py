@@ -36,7 +36,8 @@ def load_facts(version: str) -> tuple[Facts | None, str]:
     from pinb.scenario import reference
 
     try:
-        facts, source = pf.package_facts(version), "live"
+        facts = pf.package_facts(version)
+        source = f"live; npm registry read {registry_time(facts)}"
     except PinbError as live_error:
         try:
             facts = pf.recorded_package_facts(version)
@@ -50,6 +51,11 @@ def load_facts(version: str) -> tuple[Facts | None, str]:
         if manifest.is_file():
             extra[name] = json.loads(manifest.read_text(encoding="utf-8"))
     return Facts(facts, source, extra), ""
+
+
+def registry_time(facts: Any) -> str:
+    """When the registry's answers in ``facts`` were read (a cached document keeps its own time)."""
+    return str(getattr(facts, "registry_read_at", {}).get(CORE) or facts.read_at)
 
 
 def _deps(f: Facts, name: str) -> dict[str, str]:

@@ -203,7 +203,7 @@ PINNED_RELEASE = Property(
     _no_scenarios,
     lambda w: Premise(
         _facts(w) is not None and PINNED in _facts(w).facts.version_exists,
-        f"the registry's versions as read {str(_facts(w).facts.read_at)[:10]}" if _facts(w) else "no facts",
+        f"the registry's versions as read {pk.registry_time(_facts(w).facts)}" if _facts(w) else "no facts",
     ),
     lambda w: {f"pi-agent-core {PINNED} published": True},
     lambda w: {f"pi-agent-core {PINNED} published": bool(_facts(w).facts.version_exists.get(PINNED))},

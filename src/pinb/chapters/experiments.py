@@ -257,7 +257,7 @@ class ChapterRun:
                 f"{unavailable(chapter_folder(self.chapter_id).ledger)}; the book's program is read from it"
             )
             return observation
-        run = self._book_runs.get(experiment.example)
+        run: Any = self._book_runs.get(experiment.example)
         if run is None:
             assert self.pi_version is not None
             program = experiment.program()

@@ -45,7 +45,7 @@ class FaultCheck:
     evidence: str
 
 
-Recorded = Callable[[str], Mapping[str, list[Mapping[str, Any]]]]
+Recorded = Callable[[str], Mapping[str, Sequence[Mapping[str, Any]]]]
 #: The Pi release whose recorded verdicts are the baselines.
 BASELINE_BACKEND = f"pi@{PI_MODELLED_VERSION}"
 
@@ -60,7 +60,9 @@ def recorded_status(text: str) -> str:
 def pi_baselines(chapter_ids: Sequence[str], recorded: Recorded | None = None) -> dict[str, tuple[str, str]]:
     """Claim id → (the verdict recorded on the modelled Pi release, the run that says so), where one is recorded."""
     if recorded is None:
-        from pinb.kit.recorded import recorded_verdicts as recorded
+        from pinb.kit.recorded import recorded_verdicts
+
+        recorded = recorded_verdicts
     found: dict[str, tuple[str, str]] = {}
     for chapter_id in chapter_ids:
         for claim_id, entries in recorded(chapter_id).items():
@@ -167,10 +169,10 @@ async def acheck_judges(chapter_ids: Sequence[str] = (), recorded: Recorded | No
         raise UsageError(f"unknown chapter {unknown[0]!r}; known: {', '.join(known)}")
     selected = list(chapter_ids) or list(known)
     table = claim_faults(selected)
-    unknown_faults = {claim: [f for f in names if f not in faults.FAULTS] for claim, names in table.items()}
-    for claim, names in unknown_faults.items():
+    unknown_faults = {claim_id: [f for f in names if f not in faults.FAULTS] for claim_id, names in table.items()}
+    for claim_id, names in unknown_faults.items():
         if names:
-            raise UsageError(f"the ledger entry of {claim} names unknown fault(s): {', '.join(names)}")
+            raise UsageError(f"the ledger entry of {claim_id} names unknown fault(s): {', '.join(names)}")
     report = JudgeReport([], all_chapters=set(selected) == set(known))
     baselines = pi_baselines(selected, recorded)
     for chapter_id in selected:

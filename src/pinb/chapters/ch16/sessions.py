@@ -5,6 +5,7 @@ fields), so they run on the stand-in and on real Pi; their properties are in `pr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pinb.chapters import scenarios as sc
@@ -24,7 +25,7 @@ def _driver(trace: Trace, type_: str) -> list[dict[str, Any]]:
     return [dict(line) for line in trace if line.get("source") == "driver" and line.get("type") == type_]
 
 
-def _history(request: dict[str, Any]) -> list[str]:
+def _history(request: Mapping[str, Any]) -> list[str]:
     return [f"{m.get('role')}:{m.get('text', '')}" for m in request.get("messages", ()) if m.get("role") != "system"]
 
 

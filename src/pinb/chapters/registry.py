@@ -1,7 +1,9 @@
 """The chapters pinb knows, discovered: every folder of `pinb.chapters` that holds a `ledger.yaml` is a chapter.
 
 Nothing lists the chapters. A chapter's folder holds its ledger (data), its `experiments.py` (the `EXPERIMENTS`
-its ledger names), and optionally `notebook.py` (the knobs, pictures and widgets its notebook shows). Folders
+its ledger names), and optionally `notebook.py` (the knobs, pictures and widgets its notebook shows).
+Each claim of a ledger is resolved once, when its chapter is discovered: `claim(id)` is that `pinb.claims.Claim`,
+bound to its folder, so it finds its experiment itself (`claim.experiment`, `claim.property`, `claim.unrun`). Folders
 outside the package join through `PINB_CHAPTERS` (folders separated like `PATH`), which is how a chapter being
 written, or a test's sample chapter, is found without touching the package.
 """

@@ -18,6 +18,7 @@ from pinb.app.extensions.events import ProjectTrustEvent
 from pinb.app.resources import CONFIG_DIR_NAME, VirtualFS, Workspace
 from pinb.scenario.model import (
     BranchStep,
+    CommandStep,
     CompactStep,
     EntryTarget,
     LabelStep,
@@ -25,6 +26,7 @@ from pinb.scenario.model import (
     Project,
     PromptStep,
     Scenario,
+    SetModelStep,
     SetThinkingLevelStep,
     ShutdownStep,
     SnapshotStep,
@@ -133,6 +135,9 @@ def entry_summary(manager: Any, entry: Any, labels: Labels) -> dict[str, Any]:
             fields["thinkingLevel"] = data.get("thinkingLevel")
         case "model_change":
             fields.update(provider=data.get("provider"), modelId=data.get("modelId"))
+        case "custom":
+            # An extension's appendEntry: its customType and data (never sent to the model).
+            fields.update(customType=data.get("customType"), data=data.get("data"))
     if kind != "label":
         fields["label"] = manager.get_label(data.get("id"))
     return {key: value for key, value in fields.items() if value is not None}
@@ -189,7 +194,7 @@ def _js_quote(text: str) -> str:
 
 def step_fields(step: Step) -> dict[str, Any]:
     data = step.to_json_dict()
-    return {key: data.get(key) for key in ("do", "text", "target", "label", "instructions", "level")}
+    return {key: data.get(key) for key in ("do", "text", "target", "label", "instructions", "level", "model")}
 
 
 def compaction_settings(scenario: Scenario) -> Any:
@@ -223,6 +228,8 @@ async def run_step(step: Step, session: Any, writer: TraceWriter, scenario: Scen
         case SetThinkingLevelStep():
             session.set_thinking_level(step.level)
             return {"thinkingLevel": session.agent.state.thinking_level}
+        case SetModelStep() | CommandStep():
+            return await run_api_step(step, session)
         case SnapshotStep():
             snapshot_line(writer, manager)
         case ShutdownStep():
@@ -232,6 +239,19 @@ async def run_step(step: Step, session: Any, writer: TraceWriter, scenario: Scen
 
                 await session.extension_runner.emit(SessionShutdownEvent(reason="quit"))
     return None
+
+
+async def run_api_step(step: SetModelStep | CommandStep, session: Any) -> Any:
+    """The extension API steps (docs/scenario-format.md "Extension API actions"): a model change, a command."""
+    if isinstance(step, CommandStep):
+        await session.prompt(step.text)
+        return None
+    model = session.find_model("faux", step.model)
+    if model is None:
+        raise LookupError(f"no model faux/{step.model}")
+    await session.set_model(model)
+    state = session.agent.state
+    return {"model": f"{state.model.provider}/{state.model.id}", "thinkingLevel": state.thinking_level}
 
 
 async def drive_steps(scenario: Scenario, session: Any, writer: TraceWriter) -> bool:

@@ -108,6 +108,7 @@ class ContextActions:
     compact: Callable[[Any], None] = lambda _options: None
     get_system_prompt: Callable[[], str] = lambda: ""
     wait_for_idle: Callable[[], Awaitable[None]] | None = None
+    find_model: Callable[[str, str], Any] = lambda _provider, _model_id: None
 
 
 @dataclass(frozen=True)

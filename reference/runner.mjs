@@ -1070,7 +1070,9 @@ function inlineExtensions(scenario, trace, sources = new Map()) {
 			}
 			for (const handler of extension.handlers) {
 				const state = { invocations: 0 };
-				const act = makeAction(handler.action, unsubscribers, state, pi);
+				// With `occurrences` the action acts on each listed occurrence as on its `at`-th invocation.
+				const actState = handler.occurrences === undefined ? state : { invocations: 0 };
+				const act = makeAction(handler.action, unsubscribers, actState, pi);
 				const head = [
 					["extension", extension.name],
 					["handler", handler.label],
@@ -1082,6 +1084,7 @@ function inlineExtensions(scenario, trace, sources = new Map()) {
 					try {
 						// pinb's extension: `occurrences` limits the action to those invocations (others return nothing).
 						const due = handler.occurrences === undefined || handler.occurrences.includes(state.invocations);
+						if (due && actState !== state) actState.invocations = handler.action.at ?? 1;
 						const result = due ? await act(event, ctx) : undefined;
 						trace.write("ext", event.type, (t) => [
 							...head,

@@ -549,6 +549,8 @@ class Handler(_Model):
         allowed = ACTION_EVENTS.get(self.action.kind)
         if allowed is not None and self.event not in allowed:
             raise ValueError(f"action {self.action.kind} applies only to {' or '.join(allowed)}, not {self.event}")
+        if self.occurrences is not None and "at" in self.action.model_fields_set:
+            raise ValueError("occurrences replaces the action's at: give one of them")
         return self
 
 

@@ -398,13 +398,17 @@ def _register(
     unsubscribers: dict[str, Callable[[], Any]],
 ) -> None:
     state = _HandlerState()
-    act = make_action(handler.action, unsubscribers, state, pi)
+    # With `occurrences` the action acts on each listed occurrence as on its `at`-th invocation.
+    act_state = state if handler.occurrences is None else _HandlerState()
+    act = make_action(handler.action, unsubscribers, act_state, pi)
 
     async def registered(event: Any, ctx: Any) -> Any:
         state.invocations += 1
         on_entry = snapshot(event)
         # `occurrences`: the action runs only on those invocations; on the others the handler returns nothing.
         due = handler.occurrences is None or state.invocations in handler.occurrences
+        if due and act_state is not state:
+            act_state.invocations = getattr(handler.action, "at", 1)
         try:
             result = act(event, ctx) if due else None
             if asyncio.iscoroutine(result):

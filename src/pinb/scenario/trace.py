@@ -322,11 +322,12 @@ def event_fields(event: Mapping[str, Any], labels: Labels, *, ext: bool) -> dict
         case "thinking_level_select":
             pairs = [("level", get("level")), ("previousLevel", get("previousLevel"))]
         case "model_select":  # extension API actions: a model change
-            pairs = [
+            selected: list[tuple[str, Any]] = [
                 ("model", _model_name(get("model"))),
                 ("previousModel", _model_name(get("previousModel"))),
                 ("selectSource", get("source")),
             ]
+            pairs = selected
         case _:
             pairs = []
     return _defined(pairs)

@@ -21,6 +21,7 @@ from pinb.scenario.standin import run_on_standin
 
 NEW = (
     "app-extension-api-messages",
+    "app-extension-api-delivery",
     "app-extension-commands",
     "app-set-model",
     "agent-terminate-batch",
@@ -82,6 +83,22 @@ def test_actions_append_send_and_prompt_as_pi_does() -> None:
             "data": {"count": 1},
         }
     ]
+
+
+def test_delivery_follows_deliver_as_and_trigger_turn() -> None:
+    trace = _standin("app-extension-api-delivery")
+    # The follow-up is queued while the first turn's handler still runs, and waits for the run's last turn.
+    queued = [line["followUp"] for line in _lines(trace, "session", "queue_update")]
+    assert queued[0] == ["And then?"]
+    types = [(line["source"], line["type"]) for line in trace]
+    assert types.index(("session", "queue_update")) < types.index(("ext", "turn_end"))
+    requests = _lines(trace, "model", "request")
+    assert [m.get("text") for m in requests[2]["messages"]][-1] == "And then?"
+    # triggerTurn from agent_settled starts a run from the custom message; without it, it is only appended.
+    starts = [line["messageType"] for line in _lines(trace, "ext", "before_agent_start")]
+    assert starts == ["user", "custom"]
+    assert len(requests) == 4
+    assert not any(m.get("text") == "Only appended." for r in requests for m in r["messages"])
 
 
 def test_model_changes_record_clamp_and_announce() -> None:

@@ -103,7 +103,11 @@ class ExtensionActionsMixin:
                 # Pi's prompt() defers itself synchronously here; its errors reach the settling prompt's caller.
                 self._deferred_settled_actions.append(send)
                 return
-            self._spawn(self._reporting(send(), "send_user_message"))
+            # `this.sendUserMessage(...).catch(...)`: the prompt starts at once and runs up to its first suspension
+            # (a message queued while streaming is in the queue before the calling handler returns).
+            started = run_eagerly(self._reporting(send(), "send_user_message"))
+            if not started.done():
+                self._spawn(started)
 
         async def set_model(model: Any) -> bool:
             # The faux provider needs no credentials, so Pi's auth check always passes here.

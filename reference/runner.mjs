@@ -1058,6 +1058,16 @@ function inlineExtensions(scenario, trace, sources = new Map()) {
 				let n = 0;
 				const traced = new Proxy(pi, {
 					get(target, property, receiver) {
+						if (property === "registerCommand") {
+							// Commands are traced like declared ones (`ext` line `command`).
+							return (name, options) =>
+								target.registerCommand(
+									name,
+									typeof options?.handler === "function"
+										? { ...options, handler: tracedCommand(extension.name, name, options.handler, trace) }
+										: options,
+								);
+						}
 						if (property !== "on") return Reflect.get(target, property, receiver);
 						return (event, handler) => {
 							const label = extension.handlers[n]?.label;
@@ -1111,25 +1121,33 @@ function inlineExtensions(scenario, trace, sources = new Map()) {
 function registerCommand(pi, extensionName, command, trace) {
 	const state = { invocations: 0 };
 	const act = makeAction(command.action, new Map(), state, pi);
-	const options = {
-		handler: async (args, ctx) => {
-			state.invocations += 1;
-			const head = [
-				["extension", extensionName],
-				["command", command.name],
-				["args", args],
-			];
-			try {
-				const result = await act({}, ctx, args);
-				trace.write("ext", "command", (t) => [...head, ["result", handlerResult(result, t)]]);
-			} catch (error) {
-				trace.write("ext", "command", [...head, ["error", errorText(error)]]);
-				throw error;
-			}
-		},
+	// Returns the action's own promise, so the line is written as soon as the action settles.
+	const run = (args, ctx) => {
+		state.invocations += 1;
+		return act({}, ctx, args);
 	};
+	const options = { handler: tracedCommand(extensionName, command.name, run, trace) };
 	if (command.description !== undefined) options.description = command.description;
 	pi.registerCommand(command.name, options);
+}
+
+// A command handler that writes one `ext` line `command` when it returns or throws.
+function tracedCommand(extensionName, name, handler, trace) {
+	return async (args, ctx) => {
+		const head = [
+			["extension", extensionName],
+			["command", name],
+			["args", args],
+		];
+		try {
+			const result = await handler(args, ctx);
+			trace.write("ext", "command", (t) => [...head, ["result", handlerResult(result, t)]]);
+			return result;
+		} catch (error) {
+			trace.write("ext", "command", [...head, ["error", errorText(error)]]);
+			throw error;
+		}
+	};
 }
 
 // A boundary handler's continuation: `continue: true`, with the scenario's entry appended to the proposed ones.

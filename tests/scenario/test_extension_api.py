@@ -23,6 +23,7 @@ NEW = (
     "app-extension-api-messages",
     "app-extension-api-delivery",
     "app-extension-commands",
+    "app-extension-source-command",
     "app-set-model",
     "agent-terminate-batch",
     "app-tool-prompt-snippet",

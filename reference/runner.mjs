@@ -1355,6 +1355,10 @@ async function runStep(step, session, trace, context) {
 		}
 		case "command":
 			await session.prompt(step.text);
+			// A run the command started (sendMessage with triggerTurn, sendUserMessage) belongs to the step: once
+			// the microtasks it queued have run, wait until the session is idle again.
+			await new Promise((resolvePromise) => setImmediate(resolvePromise));
+			await session.waitForIdle();
 			return [];
 		case "snapshot": {
 			const leaf = manager.getLeafId();

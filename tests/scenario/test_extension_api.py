@@ -122,14 +122,42 @@ def test_commands_run_instead_of_the_model_and_report_their_errors() -> None:
     assert [(c["command"], c["args"], c.get("error")) for c in commands] == [
         ("remember", "", None),
         ("note", "the build is green", None),
+        ("ask", "summarise", None),
         ("fail", "now", "command failed"),
     ]
     errors = _lines(trace, "error", "extension_error")
     assert [(e["extension"], e["event"]) for e in errors] == [("command:fail", "command")]
-    # Only the first prompt and the unknown /command fire input; the note reaches the next request.
-    assert [line["text"] for line in _lines(trace, "ext", "input")] == ["Hello.", "/unknown x"]
-    last = _lines(trace, "model", "request")[-1]["messages"]
-    assert {"role": "user", "text": "Note: the build is green"} in last
+    # A command never fires input itself; the user message /ask sends does (source extension), as does /unknown.
+    inputs = [
+        (line["text"], line["inputSource"]) for line in _lines(trace, "ext", "input") if line["handler"] == "input"
+    ]
+    assert inputs == [
+        ("Hello.", "interactive"),
+        ("Please summarise.", "extension"),
+        ("/unknown x", "interactive"),
+    ]
+    starts = [line["messageType"] for line in _lines(trace, "ext", "before_agent_start")]
+    assert starts == ["user", "custom", "user", "user"]
+
+
+def test_a_command_step_resolves_after_the_run_it_started() -> None:
+    trace = _standin("app-extension-commands")
+    recorded = read_recorded("app-extension-commands", "1.6.0")
+    assert recorded is not None
+    for lines in (trace, recorded):
+        kinds = [(line["source"], line["type"]) for line in lines]
+        runs = []
+        for i, line in enumerate(lines):
+            if line["source"] == "driver" and line["type"] == "step" and line["do"] == "command":
+                end = kinds.index(("driver", "step_resolved"), i)
+                inside = kinds[i:end]
+                runs.append(line["text"].split()[0])
+                if ("session", "agent_start") in inside:
+                    # The run the command started settled before the step resolved.
+                    assert inside.index(("session", "agent_settled")) > inside.index(("session", "agent_start"))
+                else:
+                    runs[-1] += " (no run)"
+        assert runs == ["/remember (no run)", "/note", "/ask", "/fail (no run)", "/unknown"]
 
 
 def test_prompt_lines_follow_the_active_tools() -> None:

@@ -8,6 +8,7 @@ the whole session tree. Nothing touches the host's file system.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import posixpath
 from collections.abc import Mapping
@@ -244,7 +245,14 @@ async def run_step(step: Step, session: Any, writer: TraceWriter, scenario: Scen
 async def run_api_step(step: SetModelStep | CommandStep, session: Any) -> Any:
     """The extension API steps (docs/scenario-format.md "Extension API actions"): a model change, a command."""
     if isinstance(step, CommandStep):
+        before = set(session._background)
         await session.prompt(step.text)
+        # A run the command started (sendMessage with triggerTurn, sendUserMessage) belongs to the step: like the
+        # runner's setImmediate, let the work it started go on, then wait until the session is idle again.
+        started = [task for task in session._background if task not in before]
+        if started:
+            await asyncio.gather(*started, return_exceptions=True)
+        await session.wait_for_idle()
         return None
     model = session.find_model("faux", step.model)
     if model is None:

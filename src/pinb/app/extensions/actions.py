@@ -89,7 +89,10 @@ class ExtensionActionsMixin:
                 runner.emit_error(ExtensionErrorRecord("<runtime>", "send_message", str(error)))
                 return
             if pending is not None:
-                self._spawn(self._reporting(pending, "send_message"))
+                # `this.sendCustomMessage(...).catch(...)`: a run it starts begins at once, up to its first await.
+                started = run_eagerly(self._reporting(pending, "send_message"))
+                if not started.done():
+                    self._spawn(started)
 
         def send_user_message(
             content: Any, *, deliver_as: str | None = None, expand_prompt_templates: bool = False

@@ -319,6 +319,7 @@ class ExtensionRunner:
                     streaming_behavior=streaming_behavior,  # type: ignore[arg-type]
                 )
                 result = coerce_result(await call_handler(handler, event, ctx), _INPUT_RESULT, "input")
+                await asyncio.sleep(0)  # `await handler(...)` yields, as in emit()
                 if isinstance(result, rs.InputHandled):
                     return result
                 if isinstance(result, rs.InputTransform):
@@ -348,6 +349,7 @@ class ExtensionRunner:
                     **trigger, system_prompt=render_system_prompt(options), system_prompt_options=options
                 )
                 value = await call_handler(handler, event, ctx)
+                await asyncio.sleep(0)  # `await handler(...)` yields, as in emit()
                 result = coerce_result(value, rs.BeforeAgentStartEventResult, "before_agent_start")
                 if result is None:
                     continue

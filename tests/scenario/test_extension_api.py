@@ -281,3 +281,28 @@ def test_invalid_documents_are_refused_in_one_line(document: dict[str, Any]) -> 
     with pytest.raises(ScenarioError) as caught:
         parse_scenario(document)
     assert "\n" not in str(caught.value)
+
+
+def test_chapter_builders_write_commands_and_occurrences() -> None:
+    from pinb.chapters import scenarios as sc
+
+    document = sc.app(
+        "built",
+        "Hello.",
+        [sc.text("Hi.")],
+        extensions=[
+            sc.extension(
+                "e",
+                sc.handler("input", "h", "throw", message="m", occurrences=[2]),
+                commands=(sc.command("go", "append_entry", customType="c"),),
+            )
+        ],
+        steps=[{"do": "command", "text": "/go"}],
+    )
+    scenario = parse_scenario(document)
+    assert scenario.extensions[0].handlers[0].occurrences == (2,)
+    assert scenario.extensions[0].commands[0].action.kind == "append_entry"
+    assert sc.extension("plain", sc.handler("input", "h")) == {
+        "name": "plain",
+        "handlers": [{"event": "input", "label": "h", "action": {"kind": "record"}}],
+    }

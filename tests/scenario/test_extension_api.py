@@ -98,6 +98,12 @@ def test_delivery_follows_deliver_as_and_trigger_turn() -> None:
     # triggerTurn from agent_settled starts a run from the custom message; without it, it is only appended.
     starts = [line["messageType"] for line in _lines(trace, "ext", "before_agent_start")]
     assert starts == ["user", "custom"]
+    # Steered while streaming: in the run's first request. Without deliverAs while streaming: rejected.
+    assert {"role": "user", "text": "Steered aside."} in requests[0]["messages"]
+    errors = [(e["extension"], e["event"]) for e in _lines(trace, "error", "extension_error")]
+    assert errors == [("<runtime>", "send_user_message")]
+    rejected = types.index(("error", "extension_error"))
+    assert types[rejected - 1] == ("ext", "turn_end") and trace[rejected - 1]["handler"] == "rejected"
     assert len(requests) == 4
     assert not any(m.get("text") == "Only appended." for r in requests for m in r["messages"])
 

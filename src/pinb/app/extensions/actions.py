@@ -6,6 +6,7 @@ binds them (``bindExtensions``, ``bindCore``, ``sendCustomMessage``, ``sendUserM
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
@@ -107,9 +108,19 @@ class ExtensionActionsMixin:
                 self._deferred_settled_actions.append(send)
                 return
             # `this.sendUserMessage(...).catch(...)`: the prompt starts at once and runs up to its first suspension
-            # (a message queued while streaming is in the queue before the calling handler returns).
-            started = run_eagerly(self._reporting(send(), "send_user_message"))
-            if not started.done():
+            # (a message queued while streaming is in the queue before the calling handler returns); a failure is
+            # reported by the catch, on a later turn of the scheduler, even when the prompt failed at once.
+            started = run_eagerly(send())
+
+            def report(outcome: asyncio.Future[Any]) -> None:
+                if not outcome.cancelled() and outcome.exception() is not None:
+                    error = ExtensionErrorRecord("<runtime>", "send_user_message", str(outcome.exception()))
+                    runner.emit_error(error)
+
+            if started.done():
+                asyncio.get_running_loop().call_soon(report, started)
+            else:
+                started.add_done_callback(report)
                 self._spawn(started)
 
         async def set_model(model: Any) -> bool:

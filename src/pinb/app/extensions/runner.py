@@ -492,6 +492,7 @@ class ExtensionRunner:
             event = event_model(**base, entries=entries, continue_=should_continue, context=context)
             try:
                 value = await call_handler(handler, event, ctx)
+                await asyncio.sleep(0)  # `await handler(...)` yields, as in emit()
                 result = coerce_result(value, rs.BoundaryResult, event_type)
                 if result is not None and result.entries is not None:
                     entries = tuple(result.entries)

@@ -23,6 +23,7 @@ NEW = (
     "app-extension-api-messages",
     "app-extension-api-delivery",
     "app-extension-commands",
+    "app-extension-commands-same-name",
     "app-extension-source-command",
     "app-set-model",
     "agent-terminate-batch",
@@ -312,3 +313,11 @@ def test_chapter_builders_write_commands_and_occurrences() -> None:
         "name": "plain",
         "handlers": [{"event": "input", "label": "h", "action": {"kind": "record"}}],
     }
+
+
+def test_commands_of_the_same_name_take_numeric_suffixes_in_load_order() -> None:
+    trace = _standin("app-extension-commands-same-name")
+    ran = [(line["extension"], line["command"]) for line in _lines(trace, "ext", "command")]
+    assert ran == [("b", "go"), ("a", "go")]
+    # A bare /go names neither command: it is an ordinary prompt.
+    assert _lines(trace, "model", "request")[-1]["messages"][-1] == {"role": "user", "text": "/go"}

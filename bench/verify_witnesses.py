@@ -6,8 +6,9 @@ Makes two throw-away copies of the project: the current working tree (its tracke
 files, so uncommitted edits count) and the tree of commit `--base` (`git archive`; default a079fb5, the verify of
 before claims became properties). Then runs, as whole processes and alternating (base, current, base, current, …),
 `python -m pinb.cli verify --backend standin --force --jobs 2 --no-progress` in each copy, and prints each
-figure, the medians and their ratio (target: current ≤ 1.5 × base), with the machine's load average before and
-after. Each copy runs its own source tree (`PYTHONPATH=<copy>/src`, ahead of the installed pinb) with this
+figure (wall time, and the CPU time of the process and its kernels), the medians and their ratios (target:
+current ≤ 1.5 × base), with the machine's load average before and after. On a shared machine the CPU time is the
+steadier figure. Each copy runs its own source tree (`PYTHONPATH=<copy>/src`, ahead of the installed pinb) with this
 interpreter's packages, and its own run store: the repository's `runs/` and `reports/` are never touched. The
 book's texts are named to both (`PINB_BOOK`), as `[tool.pinb] book` names them to the repository.
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -74,18 +76,24 @@ def book_dir() -> str | None:
     return str(found) if found is not None and found.is_dir() else None
 
 
-def verify(copy: Path, jobs: int, book: str | None) -> float:
-    """Wall seconds of one `pinb verify --backend standin --force` process in `copy` (exit 0 or 1, a finding)."""
+def cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def verify(copy: Path, jobs: int, book: str | None) -> tuple[float, float]:
+    """Wall and CPU seconds of one `pinb verify --backend standin --force` process in `copy` (exit 0, or 1: a
+    finding)."""
     env = os.environ | {"PINB_ROOT": str(copy), "PYTHONPATH": str(copy / "src")}
     if book is not None:
         env["PINB_BOOK"] = book
     argv = [sys.executable, "-m", "pinb.cli", "verify", "--backend", "standin", "--force", "--jobs", str(jobs)]
-    began = time.perf_counter()
+    began, began_cpu = time.perf_counter(), cpu()
     done = subprocess.run([*argv, "--no-progress"], cwd=copy, env=env, capture_output=True, text=True, check=False)
-    elapsed = time.perf_counter() - began
+    elapsed, used = time.perf_counter() - began, cpu() - began_cpu
     if done.returncode not in (0, 1):
         raise SystemExit(f"verify in {copy.name} exited {done.returncode}:\n{done.stderr[-3000:]}")
-    return elapsed
+    return elapsed, used
 
 
 def main() -> int:
@@ -105,21 +113,24 @@ def main() -> int:
         print(f"book texts: {book or 'not available (claims that need them stay UNRUN on both sides)'}")
         verify(base, args.jobs, book)  # warm-up: byte-compiled sources, kernel spec caches
         verify(current, args.jobs, book)
-        figures: dict[str, list[float]] = {"base": [], "current": []}
+        figures: dict[str, list[tuple[float, float]]] = {"base": [], "current": []}
         for n in range(1, args.repeat + 1):
             for name, copy in (("base", base), ("current", current)):
-                seconds = verify(copy, args.jobs, book)
-                figures[name].append(seconds)
-                print(f"  {n}: {name:8} {seconds:6.2f} s  (load {load()})", flush=True)
+                wall, used = verify(copy, args.jobs, book)
+                figures[name].append((wall, used))
+                print(f"  {n}: {name:8} wall {wall:6.2f} s, CPU {used:6.2f} s  (load {load()})", flush=True)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    median = {name: statistics.median(values) for name, values in figures.items()}
-    ratio = median["current"] / median["base"]
-    verdict = "within" if ratio <= TARGET_RATIO else "OVER"
+    wall = {name: statistics.median(w for w, _ in values) for name, values in figures.items()}
+    used = {name: statistics.median(c for _, c in values) for name, values in figures.items()}
     command = f"pinb verify --backend standin --force --jobs {args.jobs}"
     print(f"{command}, median of {args.repeat}:")
-    print(f"  {args.base:10} {median['base']:6.2f} s")
-    print(f"  current    {median['current']:6.2f} s  {ratio:4.2f}x ({verdict} the {TARGET_RATIO}x target)")
+    print(f"  {args.base:10} wall {wall['base']:6.2f} s, CPU {used['base']:6.2f} s")
+    print(f"  current    wall {wall['current']:6.2f} s, CPU {used['current']:6.2f} s")
+    for what, figure in (("wall", wall), ("CPU", used)):
+        ratio = figure["current"] / figure["base"]
+        verdict = "within" if ratio <= TARGET_RATIO else "OVER"
+        print(f"  {what} ratio {ratio:4.2f}x ({verdict} the {TARGET_RATIO}x target)")
     print(f"load average after: {load()}")
     return 0
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import time
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import Any, assert_never
@@ -357,8 +356,6 @@ def later_than_now() -> int:
     start = now_ms()
     now = start
     while now <= start:
-        # asleep, not spinning: the rest of the millisecond is given to whatever else runs (another notebook)
-        time.sleep(max(0.0, (start + 1) / 1000 - time.time()))
         now = now_ms()
     return now
 

@@ -150,7 +150,10 @@ class _Watchdog:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="pinb-hard-deadline", daemon=True)
                 self._thread.start()
-            self._cond.notify()
+            elif self._due[0][2] is armed:
+                # Woken only when this deadline comes first: waking it for every run handed the interpreter
+                # lock back and forth between the run and the watchdog.
+                self._cond.notify()
 
     def _push(self, when: float, armed: _Armed) -> None:
         import heapq

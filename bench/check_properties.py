@@ -67,6 +67,13 @@ def main() -> int:
         f"({verdict} the {TARGET_SECONDS:.0f} s target); exit {process.returncode}"
     )
     print("statuses:", ", ".join(f"{n} {status}" for status, n in sorted(statuses.items())))
+    judged = sorted((len(c.get("witnesses", ())), c["claim_id"]) for c in claims if c.get("witnesses"))
+    if judged:
+        short = [claim_id for n, claim_id in judged if n < args.witnesses + 1]
+        print(
+            f"fewest witnesses judged for one claim: {judged[0][0]} ({judged[0][1]}); "
+            f"{len(short)} claims with fewer than the hand-written one and {args.witnesses} generated"
+        )
     shares = sorted(((c["not_exercised"], c["claim_id"]) for c in claims if "not_exercised" in c), reverse=True)
     if shares:
         print(f"highest NOT EXERCISED share of generated witnesses per claim (the line is 20 %): {shares[0][0]:.0%}")

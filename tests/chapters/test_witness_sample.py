@@ -3,6 +3,7 @@ PYTHONHASHSEED is), and drawn from families that exercise their sentence at leas
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -63,3 +64,32 @@ def test_the_continuation_family_still_draws_runs_of_plain_replies() -> None:
     plain_runs = [run for s in drawn for run in script(s) if not any(turn.calls for turn in run)]
     assert plain_runs, "no drawn witness has a run without tool calls"
     assert any(s.get("queue") for s in drawn) and any(not s.get("queue") for s in drawn)
+
+
+@pytest.mark.parametrize("claim", [*TIGHTENED, "pi-01.run.agent-end-not-the-end", "pi-16.guard.reads-not-mutates"])
+def test_explore_judges_as_many_distinct_witnesses_as_asked_and_draw_lists_them(claim: str) -> None:
+    from pinb.chapters.witnesses import draw
+
+    prop = _property(claim).property
+    explored = explore(prop, {}, 12, seed_for(claim), run_standin_sync)
+    judged = [dict(w.scenarios) for w in explored.witnesses]
+    assert len(judged) == 12 and not explored.note
+    assert len({json.dumps(s, sort_keys=True) for s in judged}) == 12
+    assert draw(prop, {}, 12, seed_for(claim)) == judged
+
+
+def test_a_family_with_fewer_points_than_asked_says_so() -> None:
+    from hypothesis import strategies as st
+
+    from pinb.chapters.properties import Premise, Property
+
+    prop = Property(
+        hand=lambda p: {},
+        premise=lambda w: Premise(True, "always"),
+        expected=lambda w: 1,
+        observed=lambda w: 1,
+        family=lambda p: st.sampled_from([{"a": {"n": 1}}, {"a": {"n": 2}}, {"a": {"n": 3}}]),
+    )
+    explored = explore(prop, {}, 10, 7, lambda scenario: [])
+    assert len(explored.verdicts) == 3
+    assert explored.note == "3 distinct witnesses drawn of 10 asked (the family has no more)"

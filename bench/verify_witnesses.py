@@ -1,16 +1,17 @@
 """Benchmark `pinb verify --backend standin --force --jobs 2` now against the verify of before claims were properties.
 
-    .venv/bin/python bench/verify_witnesses.py [--repeat 3] [--base a079fb5] [--jobs 2]
+    .venv/bin/python bench/verify_witnesses.py [--repeat 3] [--base a079fb5] [--current REV] [--jobs 2]
 
 Makes two throw-away copies of the project: the current working tree (its tracked and untracked, not ignored,
-files, so uncommitted edits count) and the tree of commit `--base` (`git archive`; default a079fb5, the verify of
-before claims became properties). Then runs, as whole processes and alternating (base, current, base, current, …),
-`python -m pinb.cli verify --backend standin --force --jobs 2 --no-progress` in each copy, and prints each
-figure (wall time, and the CPU time of the process and its kernels), the medians and their ratios (target:
-current ≤ 1.5 × base), with the machine's load average before and after. On a shared machine the CPU time is the
-steadier figure. Each copy runs its own source tree (`PYTHONPATH=<copy>/src`, ahead of the installed pinb) with this
-interpreter's packages, and its own run store: the repository's `runs/` and `reports/` are never touched. The
-book's texts are named to both (`PINB_BOOK`), as `[tool.pinb] book` names them to the repository.
+files, so uncommitted edits count; with `--current REV`, that commit's tree instead) and the tree of commit
+`--base` (`git archive`; default a079fb5, the verify of before claims became properties). Then runs, as whole
+processes and alternating (base, current, base, current, …), `python -m pinb.cli verify --backend standin --force
+--jobs 2 --no-progress` in each copy, and prints each figure (wall time, and the CPU time of the process and its
+kernels), the medians and their ratios (target: current ≤ 1.5 × base), with the machine's load average before and
+after. On a shared machine the CPU time is the steadier figure. Each copy runs its own source tree
+(`PYTHONPATH=<copy>/src`, ahead of the installed pinb) with this interpreter's packages, and its own run store: the
+repository's `runs/` and `reports/` are never touched. The book's texts are named to both (`PINB_BOOK`), as
+`[tool.pinb] book` names them to the repository.
 
 A benchmark, not a test: it prints figures and exits 0 whatever they are.
 """
@@ -100,6 +101,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="pairs of runs, alternating (default 3)")
     parser.add_argument("--base", default=BASE, help=f"the commit to compare with (default {BASE})")
+    parser.add_argument("--current", metavar="REV", help="time this commit instead of the working tree")
     parser.add_argument("--jobs", type=int, default=2, help="notebooks verified at once (default 2)")
     args = parser.parse_args()
 
@@ -108,7 +110,10 @@ def main() -> int:
     try:
         base, current = root / "base", root / "current"
         copy_commit(args.base, base)
-        copy_current(current)
+        if args.current:
+            copy_commit(args.current, current)
+        else:
+            copy_current(current)
         book = book_dir()
         print(f"book texts: {book or 'not available (claims that need them stay UNRUN on both sides)'}")
         verify(base, args.jobs, book)  # warm-up: byte-compiled sources, kernel spec caches
@@ -126,7 +131,8 @@ def main() -> int:
     command = f"pinb verify --backend standin --force --jobs {args.jobs}"
     print(f"{command}, median of {args.repeat}:")
     print(f"  {args.base:10} wall {wall['base']:6.2f} s, CPU {used['base']:6.2f} s")
-    print(f"  current    wall {wall['current']:6.2f} s, CPU {used['current']:6.2f} s")
+    label = args.current or "current"
+    print(f"  {label:10} wall {wall['current']:6.2f} s, CPU {used['current']:6.2f} s")
     for what, figure in (("wall", wall), ("CPU", used)):
         ratio = figure["current"] / figure["base"]
         verdict = "within" if ratio <= TARGET_RATIO else "OVER"

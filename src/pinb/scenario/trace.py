@@ -526,7 +526,23 @@ class SummaryList(list[dict[str, Any]]):
 
 def snapshot(event: Any) -> dict[str, Any]:
     """A deep copy of ``event`` in Pi JSON, so later mutation (by this or another handler) cannot change it."""
-    return copy.deepcopy(to_pi_json(event))
+    return _copied(to_pi_json(event))
+
+
+_IMMUTABLE = (str, int, float, bool, type(None))
+
+
+def _copied(value: Any) -> Any:
+    """``copy.deepcopy`` for the JSON trees ``to_pi_json`` returns, without its memo: plain dicts and lists are
+    rebuilt, immutable scalars shared, anything else deep-copied."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _copied(item) for key, item in value.items()}
+    if kind is list:
+        return [_copied(item) for item in value]
+    if kind in _IMMUTABLE:
+        return value
+    return copy.deepcopy(value)
 
 
 def _result_json(result: Any, labels: Labels) -> Any:
@@ -542,7 +558,7 @@ def _result_json(result: Any, labels: Labels) -> Any:
     # Only a real message (one with a role) is summarised; inject_message's draft is written as returned.
     if isinstance(message, Mapping) and isinstance(message.get("role"), str):
         data = {**data, "message": message_summary(message, labels, end=True)}
-    return copy.deepcopy(data)
+    return _copied(data)
 
 
 # --- JSONL -----------------------------------------------------------------------------------------------------------

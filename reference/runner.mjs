@@ -353,9 +353,20 @@ function eventFields(event, trace, ext) {
 				["level", event.level],
 				["previousLevel", event.previousLevel],
 			];
+		// Extension API actions (scenario-format.md "Extension API actions"): a model change.
+		case "model_select":
+			return [
+				["model", modelName(event.model)],
+				["previousModel", modelName(event.previousModel)],
+				["selectSource", event.source],
+			];
 		default:
 			return [];
 	}
+}
+
+function modelName(model) {
+	return model ? `${model.provider}/${model.id}` : undefined;
 }
 
 // A deep copy that keeps JSON values only (what the handler saw on entry must not change when it mutates).
@@ -403,6 +414,12 @@ function waitOrAbort(ms, signal, name) {
 	});
 }
 
+// pinb's extension: `terminate` on a result asks Pi to end the run after this batch (when every result in it does).
+function terminating(result, fields) {
+	if (fields.terminate !== undefined) result.terminate = fields.terminate;
+	return result;
+}
+
 // execute() of a scenario tool. Never touches the host.
 function makeExecute(tool) {
 	const behavior = tool.behavior;
@@ -414,7 +431,8 @@ function makeExecute(tool) {
 				return { content: [{ type: "text", text: String(n) }], details: { words: n } };
 			};
 		case "return":
-			return async () => textResult(behavior.text ?? "", behavior.details ?? {}, behavior.isError === true);
+			return async () =>
+				terminating(textResult(behavior.text ?? "", behavior.details ?? {}, behavior.isError === true), behavior);
 		case "throw":
 			return async () => {
 				throw new Error(behavior.message);
@@ -427,7 +445,7 @@ function makeExecute(tool) {
 				}
 				await waitOrAbort(behavior.ms, signal, tool.name);
 				const then = behavior.then ?? {};
-				return textResult(then.text ?? "", then.details ?? {}, then.isError === true);
+				return terminating(textResult(then.text ?? "", then.details ?? {}, then.isError === true), then);
 			};
 		case "simulated_bash":
 			// Recorded, never run: the result follows Pi 1.6.0's bash tool for the scripted stdout and exit code.
@@ -459,6 +477,9 @@ function agentTools(scenario) {
 			execute: makeExecute(tool),
 		};
 		if (tool.execution_mode) agentTool.executionMode = tool.execution_mode;
+		// pinb's extension: the tool's lines in the default system prompt (layer app).
+		if (tool.prompt_snippet !== undefined) agentTool.promptSnippet = tool.prompt_snippet;
+		if (tool.prompt_guidelines !== undefined) agentTool.promptGuidelines = tool.prompt_guidelines;
 		return agentTool;
 	});
 }
@@ -489,13 +510,25 @@ function fauxOptions(scenario) {
 // The faux model's limits (scenario `model`): Pi's faux defaults are a 128000-token window and 16384 output tokens.
 function fauxModels(scenario) {
 	const model = scenario.model ?? {};
-	const fields = ["context_window", "max_tokens", "id", "reasoning"];
+	const fields = ["context_window", "max_tokens", "id", "reasoning", "others"];
 	if (fields.every((field) => model[field] === undefined)) return {};
 	const definition = { id: model.id ?? "faux-1", name: "Faux Model" };
 	if (model.reasoning !== undefined) definition.reasoning = model.reasoning;
 	if (model.context_window !== undefined) definition.contextWindow = model.context_window;
 	if (model.max_tokens !== undefined) definition.maxTokens = model.max_tokens;
-	return { models: [definition] };
+	return { models: [definition, ...otherModels(model)] };
+}
+
+// pinb's extension: `model.others`, the other models the faux provider serves (a `set_model` step or action picks one).
+function otherModels(model) {
+	return (model.others ?? []).map((other) =>
+		defined({
+			id: other.id,
+			reasoning: other.reasoning,
+			contextWindow: other.context_window,
+			maxTokens: other.max_tokens,
+		}),
+	);
 }
 
 // Pi's compaction and retry settings (scenario `settings.compaction`, `settings.retry`); absent fields: Pi's defaults.
@@ -924,6 +957,11 @@ function makeAction(action, unsubscribers, state, pi) {
 				if (state.invocations === (action.at ?? 1)) pi.setThinkingLevel(action.level);
 				return undefined;
 			};
+		case "append_entry":
+		case "send_message":
+		case "send_user_message":
+		case "set_model":
+			return apiAction(action, state, pi);
 		case "drop_messages":
 			return async (event) => ({
 				messages: event.messages.filter((message) => blocksText(message.content) !== action.text),
@@ -936,6 +974,48 @@ function makeAction(action, unsubscribers, state, pi) {
 					tokensBefore: event.preparation.tokensBefore,
 				},
 			});
+		default:
+			throw new Error(`unknown action kind: ${action.kind}`);
+	}
+}
+
+// Extension API actions (scenario-format.md "Extension API actions"): on the `at`-th invocation the handler (or
+// command) calls one `pi` method, as an extension's code would; it returns nothing. In a command, `{args}` in a
+// text is the command's arguments.
+function apiAction(action, state, pi) {
+	const due = () => state.invocations === (action.at ?? 1);
+	const withArgs = (text, args) => (args === undefined ? text : text.split("{args}").join(args));
+	switch (action.kind) {
+		case "append_entry":
+			return async () => {
+				if (due()) pi.appendEntry(action.customType, action.data);
+				return undefined;
+			};
+		case "send_message":
+			return async (_event, _ctx, args) => {
+				if (!due()) return undefined;
+				const message = { customType: action.customType, content: withArgs(action.content, args), display: action.display ?? true };
+				if ("details" in action) message.details = action.details;
+				const options = defined({ triggerTurn: action.triggerTurn, deliverAs: action.deliverAs });
+				pi.sendMessage(message, Object.keys(options).length ? options : undefined);
+				return undefined;
+			};
+		case "send_user_message":
+			return async (_event, _ctx, args) => {
+				if (!due()) return undefined;
+				const options = defined({ deliverAs: action.deliverAs, expandPromptTemplates: action.expandPromptTemplates });
+				pi.sendUserMessage(withArgs(action.text, args), Object.keys(options).length ? options : undefined);
+				return undefined;
+			};
+		case "set_model":
+			return async (_event, ctx) => {
+				if (!due()) return undefined;
+				// As an extension finds a model: in the session's registry (the faux provider serves `model.others`).
+				const model = ctx.modelRegistry.find("faux", action.model);
+				if (!model) throw new Error(`no model faux/${action.model}`);
+				await pi.setModel(model);
+				return undefined;
+			};
 		default:
 			throw new Error(`unknown action kind: ${action.kind}`);
 	}
@@ -996,6 +1076,16 @@ function inlineExtensions(scenario, trace, sources = new Map()) {
 				let n = 0;
 				const traced = new Proxy(pi, {
 					get(target, property, receiver) {
+						if (property === "registerCommand") {
+							// Commands are traced like declared ones (`ext` line `command`).
+							return (name, options) =>
+								target.registerCommand(
+									name,
+									typeof options?.handler === "function"
+										? { ...options, handler: tracedCommand(extension.name, name, options.handler, trace) }
+										: options,
+								);
+						}
 						if (property !== "on") return Reflect.get(target, property, receiver);
 						return (event, handler) => {
 							const label = extension.handlers[n]?.label;
@@ -1008,7 +1098,9 @@ function inlineExtensions(scenario, trace, sources = new Map()) {
 			}
 			for (const handler of extension.handlers) {
 				const state = { invocations: 0 };
-				const act = makeAction(handler.action, unsubscribers, state, pi);
+				// With `occurrences` the action acts on each listed occurrence as on its `at`-th invocation.
+				const actState = handler.occurrences === undefined ? state : { invocations: 0 };
+				const act = makeAction(handler.action, unsubscribers, actState, pi);
 				const head = [
 					["extension", extension.name],
 					["handler", handler.label],
@@ -1018,7 +1110,10 @@ function inlineExtensions(scenario, trace, sources = new Map()) {
 					const onEntry = snapshot(Object.fromEntries(eventFields(event, RAW_IDS, true)));
 					const pairs = Object.entries(onEntry);
 					try {
-						const result = await act(event, ctx);
+						// pinb's extension: `occurrences` limits the action to those invocations (others return nothing).
+						const due = handler.occurrences === undefined || handler.occurrences.includes(state.invocations);
+						if (due && actState !== state) actState.invocations = handler.action.at ?? 1;
+						const result = due ? await act(event, ctx) : undefined;
 						trace.write("ext", event.type, (t) => [
 							...head,
 							...relabel(pairs, t),
@@ -1034,8 +1129,43 @@ function inlineExtensions(scenario, trace, sources = new Map()) {
 				const unsubscribe = pi.on(handler.event, registered);
 				if (handler.label) unsubscribers.set(handler.label, unsubscribe);
 			}
+			for (const command of extension.commands ?? []) registerCommand(pi, extension.name, command, trace);
 		},
 	}));
+}
+
+// pinb's extension: `extensions[].commands[]`, each one `pi.registerCommand(name, {description, handler})` whose
+// handler performs its action and writes one `ext` line `command` {extension, command, args, result | error}.
+function registerCommand(pi, extensionName, command, trace) {
+	const state = { invocations: 0 };
+	const act = makeAction(command.action, new Map(), state, pi);
+	// Returns the action's own promise, so the line is written as soon as the action settles.
+	const run = (args, ctx) => {
+		state.invocations += 1;
+		return act({}, ctx, args);
+	};
+	const options = { handler: tracedCommand(extensionName, command.name, run, trace) };
+	if (command.description !== undefined) options.description = command.description;
+	pi.registerCommand(command.name, options);
+}
+
+// A command handler that writes one `ext` line `command` when it returns or throws.
+function tracedCommand(extensionName, name, handler, trace) {
+	return async (args, ctx) => {
+		const head = [
+			["extension", extensionName],
+			["command", name],
+			["args", args],
+		];
+		try {
+			const result = await handler(args, ctx);
+			trace.write("ext", "command", (t) => [...head, ["result", handlerResult(result, t)]]);
+			return result;
+		} catch (error) {
+			trace.write("ext", "command", [...head, ["error", errorText(error)]]);
+			throw error;
+		}
+	};
 }
 
 // A boundary handler's continuation: `continue: true`, with the scenario's entry appended to the proposed ones.
@@ -1164,6 +1294,10 @@ function entrySummary(manager, entry, trace) {
 		case "model_change":
 			fields.push(["provider", entry.provider], ["modelId", entry.modelId]);
 			break;
+		case "custom":
+			// An extension's appendEntry: its customType and data (never sent to the model).
+			fields.push(["customType", entry.customType], ["data", snapshot(entry.data ?? undefined)]);
+			break;
 		default:
 			break;
 	}
@@ -1271,6 +1405,23 @@ async function runStep(step, session, trace, context) {
 			const result = await context.runtime.switchSession(path, { cwdOverride: session.sessionManager.getCwd() });
 			return [["cancelled", result.cancelled]];
 		}
+		// Extension API items (scenario-format.md): a model change and an extension command.
+		case "set_model": {
+			const model = session.modelRuntime.getModel("faux", step.model);
+			if (!model) throw new Error(`no model faux/${step.model}`);
+			await session.setModel(model);
+			return [
+				["model", modelName(session.model)],
+				["thinkingLevel", session.thinkingLevel],
+			];
+		}
+		case "command":
+			await session.prompt(step.text);
+			// A run the command started (sendMessage with triggerTurn, sendUserMessage) belongs to the step: once
+			// the microtasks it queued have run, wait until the session is idle again.
+			await new Promise((resolvePromise) => setImmediate(resolvePromise));
+			await session.waitForIdle();
+			return [];
 		case "snapshot": {
 			const leaf = manager.getLeafId();
 			trace.write("tree", "snapshot", (t) => [
@@ -1344,6 +1495,9 @@ async function runAppLayer(scenario, packages, trace) {
 			refreshOnCreate: false,
 		});
 		modelRuntime.registerNativeProvider(faux.provider);
+		// As Pi's own start-up does, wait for the provider's availability check: without it the runtime does not yet
+		// count the faux provider as configured, and an extension's pi.setModel() resolves false.
+		await modelRuntime.refresh({ allowNetwork: false });
 
 		const settings = scenario.settings ?? {};
 		const trust = project ? (project.trust ?? "trusted") : undefined;
@@ -1479,6 +1633,7 @@ async function runAppLayer(scenario, packages, trace) {
 				["replace_instructions", step.replace_instructions],
 				["position", step.position],
 				["path", step.path],
+				["model", step.model],
 			]);
 			try {
 				const fields = await runStep(step, session, trace, context);

@@ -305,3 +305,34 @@ async def test_send_user_message_does_not_run_commands() -> None:
     session, faux = await make_session([faux_assistant_message("ok")], ("x", ext))
     await session.send_user_message("/deploy now")
     assert ran == [] and message_text(faux.requests[0].context.messages[-1]) == "/deploy now"
+
+
+async def test_an_extension_switches_to_another_served_model_as_pi_does() -> None:
+    """Pi 1.6.0's setModel (``app-set-model`` on real Pi): the switch is recorded, the thinking level is clamped to the
+    new model (recorded and announced), and ``model_select`` handlers see both models; an unknown id finds nothing."""
+    from pinb.ai.faux import FauxProvider
+    from pinb.app.session import create_agent_session
+
+    faux = FauxProvider()
+    faux.set_responses([faux_assistant_message("ok")])
+    reasoner = faux.model.model_copy(update={"reasoning": True})
+    plain = faux.model.model_copy(update={"id": "faux-plain", "name": "faux-plain"})
+    seen: list[Any] = []
+
+    def ext(pi: ExtensionAPI) -> None:
+        async def switch(_event: Any, ctx: Any) -> None:
+            seen.append(ctx.model_registry.find("faux", "nowhere"))
+            seen.append(await pi.set_model(ctx.model_registry.find("faux", "faux-plain")))
+
+        pi.on("agent_start", switch)
+        pi.on("model_select", lambda e, c: seen.append((e.previous_model.id, e.model.id, e.source)))
+        pi.on("thinking_level_select", lambda e, c: seen.append((e.previous_level, e.level)))
+
+    session = await create_agent_session(
+        stream_fn=faux.stream, model=reasoner, thinking_level="high", models=[plain], extensions=[("x", ext)]
+    )
+    await session.prompt("hi")
+    assert seen == [None, ("high", "off"), ("faux-1", "faux-plain", "set"), True]
+    assert session.agent.state.model.id == "faux-plain" and session.agent.state.thinking_level == "off"
+    kinds = [e.type for e in session.session_manager.get_entries()]
+    assert kinds.count("model_change") == 2 and kinds.count("thinking_level_change") == 2

@@ -32,3 +32,19 @@ async def test_unrun_claims_are_recorded_as_skipped_with_their_reason(capsys) ->
     rows = {row["claim"]: row for row in run.summary_rows()}
     assert rows["pi-01.fork.refuse-session"]["status"] == "UNRUN"
     assert rows["pi-01.loop.turn-shape"]["why"] == "not checked in this run"
+
+
+def test_traces_under_one_scenario_id_are_each_kept_once(tmp_path: Path) -> None:
+    from pinb.scenario.trace import dumps_jsonl
+
+    earlier = [{"seq": 1}]
+    (tmp_path / "loop.jsonl").write_text(dumps_jsonl(earlier), encoding="utf-8")  # written before this run
+    run = ChapterRun("pi-01-chapter", "standin", artifacts_dir=str(tmp_path))
+    first, second = [{"seq": 1, "type": "a"}], [{"seq": 1, "type": "b"}]
+    for trace in (first, second, first, second, earlier):
+        run._save("loop", trace)
+    names = sorted(path.name for path in tmp_path.iterdir())
+    assert names == ["loop-2.jsonl", "loop-3.jsonl", "loop.jsonl"]
+    assert (tmp_path / "loop.jsonl").read_text(encoding="utf-8") == dumps_jsonl(earlier)
+    assert '"a"' in (tmp_path / "loop-2.jsonl").read_text(encoding="utf-8")
+    assert '"b"' in (tmp_path / "loop-3.jsonl").read_text(encoding="utf-8")

@@ -130,7 +130,11 @@ def test_message_summary(message: dict[str, Any], end: bool, expected: dict[str,
         ({"type": "session_start", "reason": "startup"}, True, {"reason": "startup"}),
         ({"type": "ui_prompt_start", "reason": "ui_prompt", "kind": "confirm", "title": "T"}, True,
          {"kind": "confirm", "title": "T"}),
-        ({"type": "model_select", "model": {"id": "x"}}, True, {}),
+        (
+            {"type": "model_select", "model": {"provider": "faux", "id": "x"}, "source": "set"},
+            True,
+            {"model": "faux/x", "selectSource": "set"},
+        ),
     ],
 )  # fmt: skip
 def test_event_fields(event: dict[str, Any], ext: bool, expected: dict[str, Any]) -> None:

@@ -138,7 +138,23 @@ def _key(key: object) -> str:
     raise UsageError(f"json_stringify: object keys must be strings or numbers, not {type(key).__name__}")
 
 
+#: Integers JavaScript holds exactly: `String(n)` writes their decimal digits, as `str` does.
+_SAFE_INTEGER: Final = 2**53
+
+
 def _stringify(value: Any, indent: str, level: int, in_array: bool) -> str | None:
+    # The plain JSON types first, by exact type (most of what a session holds); the general path below them.
+    kind = type(value)
+    if kind is str:
+        return _quote(value)
+    if kind is int and -_SAFE_INTEGER <= value <= _SAFE_INTEGER:
+        return str(value)
+    if kind is dict:
+        return _object(value, indent, level)
+    if kind is list:
+        inner = indent * (level + 1)
+        parts = [inner + (_stringify(item, indent, level + 1, in_array=True) or "null") for item in value]
+        return _wrap("[", parts, "]", indent, level)
     if value is UNDEFINED or callable(value):
         return "null" if in_array else None
     if value is None:
@@ -153,16 +169,7 @@ def _stringify(value: Any, indent: str, level: int, in_array: bool) -> str | Non
         return _quote(value)
     inner = indent * (level + 1)
     if isinstance(value, Mapping):
-        items = [(_key(k), v) for k, v in value.items()]
-        indices = sorted((item for item in items if _is_array_index(item[0])), key=lambda item: int(item[0]))
-        ordered = indices + [item for item in items if not _is_array_index(item[0])]
-        separator = ": " if indent else ":"
-        parts = []
-        for key, item in ordered:
-            text = _stringify(item, indent, level + 1, in_array=False)
-            if text is not None:
-                parts.append(inner + _quote(key) + separator + text)
-        return _wrap("{", parts, "}", indent, level)
+        return _object(value, indent, level)
     if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
         parts = [inner + (_stringify(item, indent, level + 1, in_array=True) or "null") for item in value]
         return _wrap("[", parts, "]", indent, level)
@@ -170,6 +177,21 @@ def _stringify(value: Any, indent: str, level: int, in_array: bool) -> str | Non
     if dump is not None:  # a pydantic model: its JSON form, Pi's camelCase keys
         return _stringify(dump(mode="json", by_alias=True, exclude_none=True), indent, level, in_array)
     raise UsageError(f"json_stringify: cannot serialise a {type(value).__name__}")
+
+
+def _object(value: Mapping[Any, Any], indent: str, level: int) -> str:
+    items = [(_key(k), v) for k, v in value.items()]
+    if any(key[:1].isdigit() for key, _ in items):
+        indices = sorted((item for item in items if _is_array_index(item[0])), key=lambda item: int(item[0]))
+        items = indices + [item for item in items if not _is_array_index(item[0])]
+    inner = indent * (level + 1)
+    separator = ": " if indent else ":"
+    parts = []
+    for key, item in items:
+        text = _stringify(item, indent, level + 1, in_array=False)
+        if text is not None:
+            parts.append(inner + _quote(key) + separator + text)
+    return _wrap("{", parts, "}", indent, level)
 
 
 def _wrap(open_: str, parts: list[str], close: str, indent: str, level: int) -> str:

@@ -97,6 +97,93 @@ class DeadlineExceeded(BaseException):
     """Raised into a thread whose `hard_deadline` passed (a `BaseException`, for the reason above)."""
 
 
+#: How often a fired deadline is raised again while the work has not ended (a handler may have swallowed it).
+_REFIRE_S: Final = 0.2
+
+
+class _Armed:
+    """One `hard_deadline`: the thread it ends, and whether it fired and whether the work is over."""
+
+    def __init__(self, target: int) -> None:
+        import threading
+
+        self.target = target
+        self.lock = threading.Lock()
+        self.done = False
+        self.fired = False
+
+    def fire(self) -> None:
+        import ctypes
+
+        with self.lock:
+            if self.done:
+                return
+            self.fired = True
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.target), ctypes.py_object(DeadlineExceeded))
+
+    def disarm(self) -> None:
+        import ctypes
+
+        with self.lock:
+            self.done = True
+            if self.fired:  # one may be pending still, not yet delivered: withdraw it
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.target), None)
+
+
+class _Watchdog:
+    """One thread for every `hard_deadline` of the process (a thread started per run cost more than short runs):
+    it sleeps until the earliest deadline, fires it, and fires it again every `_REFIRE_S` until it is disarmed."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self._cond = threading.Condition()
+        self._due: list[tuple[float, int, _Armed]] = []
+        self._count = 0
+        self._thread: threading.Thread | None = None
+
+    def arm(self, seconds: float, armed: _Armed) -> None:
+        import threading
+
+        with self._cond:
+            self._push(time.monotonic() + seconds, armed)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="pinb-hard-deadline", daemon=True)
+                self._thread.start()
+            elif self._due[0][2] is armed:
+                # Woken only when this deadline comes first: waking it for every run handed the interpreter
+                # lock back and forth between the run and the watchdog.
+                self._cond.notify()
+
+    def _push(self, when: float, armed: _Armed) -> None:
+        import heapq
+
+        self._count += 1
+        heapq.heappush(self._due, (when, self._count, armed))
+
+    def _run(self) -> None:
+        import heapq
+
+        with self._cond:
+            while True:
+                while self._due and self._due[0][2].done:
+                    heapq.heappop(self._due)
+                if not self._due:
+                    self._cond.wait()
+                    continue
+                when, _, armed = self._due[0]
+                left = when - time.monotonic()
+                if left > 0:
+                    self._cond.wait(left)
+                    continue
+                heapq.heappop(self._due)
+                armed.fire()
+                self._push(time.monotonic() + _REFIRE_S, armed)
+
+
+_WATCHDOG = _Watchdog()
+
+
 @contextmanager
 def hard_deadline(seconds: float) -> Iterator[None]:
     """End the work done in this thread inside after `seconds`, even work that never yields and never asks
@@ -106,22 +193,9 @@ def hard_deadline(seconds: float) -> Iterator[None]:
     For synchronous callers (the command line): inside an event loop that others share (Jupyter) the exception
     could land in their code, so `arun_on_standin` keeps to `time_limit` there.
     """
-    import ctypes
     import threading
 
-    target = ctypes.c_ulong(threading.get_ident())
-    lock = threading.Lock()
-    state = {"done": False, "fired": False}
-
-    def fire() -> None:
-        while True:
-            with lock:
-                if state["done"]:
-                    return
-                state["fired"] = True
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(target, ctypes.py_object(DeadlineExceeded))
-            time.sleep(0.2)  # again, until the work is over: a handler or a finalizer may have swallowed it
-
+    armed = _Armed(threading.get_ident())
     previous_hook = sys.unraisablehook
 
     def unraisable(info: Any) -> None:
@@ -129,16 +203,10 @@ def hard_deadline(seconds: float) -> Iterator[None]:
         if not isinstance(info.exc_value, DeadlineExceeded):
             previous_hook(info)
 
-    watchdog = threading.Timer(seconds, fire)
-    watchdog.daemon = True
     sys.unraisablehook = unraisable
-    watchdog.start()
+    _WATCHDOG.arm(seconds, armed)
     try:
         yield
     finally:
-        watchdog.cancel()
-        with lock:
-            state["done"] = True
-            if state["fired"]:  # one may be pending still, not yet delivered: withdraw it
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(target, None)
+        armed.disarm()
         sys.unraisablehook = previous_hook

@@ -165,6 +165,8 @@ class AgentSession(
         self._follow_up_messages: list[str] = []
         self._pending_next_turn_messages: list[Any] = []
         self._pending_custom_messages: list[Any] = []
+        #: The models the provider serves (``ctx.model_registry.find``, ``set_model``), the session's first.
+        self.available_models: list[Any] = [agent.state.model]
         self._pending_bash_messages: list[Any] = []
         self._is_compacting = False
         self._compaction_abort_controller: AbortController | None = None
@@ -520,6 +522,8 @@ class AgentSessionOptions:
     compaction: CompactionSettings = DEFAULT_COMPACTION_SETTINGS
     #: Bind extensions (UI, mode, ``session_start``) right away, as Pi's modes do on start.
     bind: bool = True
+    #: The provider's other models (an extension's ``ctx.model_registry.find`` and ``set_model`` reach them).
+    models: Sequence[Model] = ()
 
 
 def _extension_tool(tool: RegisteredTool, runner: ExtensionRunner) -> AgentTool:
@@ -606,6 +610,7 @@ async def create_agent_session(options: AgentSessionOptions | None = None, **kwa
     )
     session.extension_load_errors = list(loaded.errors)
     session.extension_factories = list(options.extensions)
+    session.available_models = [model, *options.models]
     session.bind_core()
     if options.bind:
         await session.bind_extensions(ui=options.ui, mode=options.mode, on_error=options.on_error)

@@ -17,6 +17,7 @@ as part of ``pinb.app.session.AgentSession``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -539,6 +540,9 @@ class SettlementMixin:
             self.session_manager.append_thinking_level_change(live)
 
     async def _prepare_run(self, trigger: dict[str, Any]) -> list[Any]:
+        # Pi reaches before_agent_start only after awaits (`await this._prepareRun(...)`, `_checkCompaction`): a run
+        # started from inside a handler or command lets its caller go on first.
+        await asyncio.sleep(0)
         # Compact first when needed (this also reports a recovery that already failed); never retries here.
         last_assistant = self._find_last_assistant_message()
         if last_assistant is not None:

@@ -13,6 +13,7 @@ keeps the traces for the pictures.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -79,6 +80,10 @@ def check_witness_count(value: Any) -> int:
     return value
 
 
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 class ChapterRun:
     """One notebook's session: a backend, the knobs, the traces it ran, and the outcomes it recorded."""
 
@@ -110,6 +115,8 @@ class ChapterRun:
         self._cache: dict[str, Trace] = {}
         self._facts: dict[Callable[[str], tuple[Any, str]], tuple[Any, str]] = {}
         self._book_runs: dict[str, Any] = {}
+        #: Scenario id → the sha256 of `<id>.jsonl`, `<id>-2.jsonl`, … as this run wrote or read them, in order.
+        self._saved: dict[str, list[str]] = {}
         #: Where each scenario's trace is written as `<scenario id>.jsonl` (the run record's artifacts), if set.
         self.artifacts_dir = Path(artifacts_dir) if artifacts_dir else None
         #: Claim id → the recorded verdicts of the backends' latest runs (`pinb.kit.recorded`), shown under checks.
@@ -133,11 +140,23 @@ class ChapterRun:
         self.artifacts_dir.mkdir(parents=True, exist_ok=True)
         text = dumps_jsonl(trace)  # a lone surrogate (a JavaScript slice through an emoji) is escaped
         folder = self.artifacts_dir
+        # Same id, other knobs or another generated witness: keep both. The texts already there are remembered,
+        # so the hundredth witness of a family does not read the ninety-nine files before it again.
+        known = self._saved.setdefault(scenario_id, [])
+        digest = _sha256(text)
         path, n = folder / f"{scenario_id}.jsonl", 1
-        while path.exists() and path.read_text(encoding="utf-8") != text:  # same id, other knobs: keep both
+        while True:
+            if n > len(known):
+                if not path.exists():
+                    break
+                known.append(_sha256(path.read_text(encoding="utf-8")))
+            if known[n - 1] == digest:
+                break
             n += 1
             path = folder / f"{scenario_id}-{n}.jsonl"
         path.write_text(text, encoding="utf-8")
+        if n > len(known):
+            known.append(digest)
 
     def experiment(self, claim_id: str) -> ExperimentView:
         """The claim's experiment as the notebook shows it: for scenarios, the data `check` will run (editable)."""

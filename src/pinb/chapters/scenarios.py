@@ -38,12 +38,26 @@ def sleep_tool(name: str, ms: int, result: str = "finished") -> dict[str, Any]:
     return {"name": name, "behavior": {"kind": "sleep", "ms": ms, "then": {"text": result}}}
 
 
-def handler(event: str, label: str, kind: str = "record", **action: Any) -> dict[str, Any]:
-    return {"event": event, "label": label, "action": {"kind": kind, **action}}
+def handler(
+    event: str, label: str, kind: str = "record", *, occurrences: list[int] | None = None, **action: Any
+) -> dict[str, Any]:
+    """One handler; ``occurrences`` limits its action to those invocations (docs/scenario-format.md)."""
+    built: dict[str, Any] = {"event": event, "label": label, "action": {"kind": kind, **action}}
+    if occurrences is not None:
+        built["occurrences"] = list(occurrences)
+    return built
 
 
-def extension(name: str, *handlers: dict[str, Any]) -> dict[str, Any]:
-    return {"name": name, "handlers": list(handlers)}
+def command(name: str, kind: str = "record", **action: Any) -> dict[str, Any]:
+    """An extension command (``pi.registerCommand``) whose handler performs one action."""
+    return {"name": name, "action": {"kind": kind, **action}}
+
+
+def extension(name: str, *handlers: dict[str, Any], commands: tuple[dict[str, Any], ...] = ()) -> dict[str, Any]:
+    built: dict[str, Any] = {"name": name, "handlers": list(handlers)}
+    if commands:
+        built["commands"] = list(commands)
+    return built
 
 
 def word_count(layer: str = "agent", sentence: str = "the quick brown fox") -> dict[str, Any]:

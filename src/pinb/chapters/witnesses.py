@@ -1,7 +1,8 @@
 """Generated witnesses: seeded draws from a property's family, each run and judged, and a contradicted one shrunk.
 
-`explore` draws up to `count` witness scenario sets from `Property.family` with hypothesis (no example database,
-an explicit seed, so the same claim and count give the same witnesses on every machine), runs each on a backend
+`explore` draws up to `count` distinct witness scenario sets from `Property.family` with hypothesis (no example
+database, an explicit seed, so the same claim and count give the same witnesses on every machine; a draw equal to
+one already judged is rejected, so it does not take the place of a new one), runs each on a backend
 through a synchronous `run(scenario) -> trace`, and judges it (`judge_witness`). The first exercised witness that
 disagrees stops the draws: hypothesis then shrinks it, every smaller candidate run and judged the same way, to a
 minimal scenario set that still disagrees, which is the finding's counterexample. Shrinking runs at most
@@ -128,6 +129,8 @@ def explore(
             if not shrinking:
                 state.witnesses.append(known[0])
                 state.verdicts.append(known[1])
+        elif not shrinking:
+            reject()  # a witness already judged, drawn again: not counted, so `count` distinct ones are judged
         if known[1].status == "CONTRADICTED":
             state.minimal = known
             raise _Contradicted
@@ -228,13 +231,16 @@ def draw(prop: Property, params: Params, count: int, seed: int) -> list[Scenario
     """The first `count` distinct witness scenario sets `explore` would run with this seed (none is run)."""
     if prop.family is None or count <= 0:
         return []
-    from hypothesis import Phase, given
+    from hypothesis import Phase, given, reject
     from hypothesis import seed as fixed_seed
 
     drawn: dict[str, Scenarios] = {}
 
     def keep(scenarios: Scenarios) -> None:
-        drawn.setdefault(json.dumps(scenarios, sort_keys=True, default=str), scenarios)
+        key = json.dumps(scenarios, sort_keys=True, default=str)
+        if key in drawn:
+            reject()  # as `explore` does, so both see the same sequence of draws
+        drawn[key] = scenarios
 
     fixed_seed(seed)(_settings(count, (Phase.generate,))(given(prop.family(params))(keep)))()
     return list(drawn.values())[:count]

@@ -118,6 +118,8 @@ class ReturnBehavior(_Model):
     text: str = ""
     details: Any = Field(default_factory=dict)
     is_error: bool = Field(default=False, alias="isError")
+    terminate: bool | None = None
+    """The result's ``terminate``: Pi ends the run after the batch when every result in it terminates."""
 
 
 class ThrowBehavior(_Model):
@@ -133,6 +135,7 @@ class SleepThen(_Model):
     text: str = ""
     details: Any = Field(default_factory=dict)
     is_error: bool = Field(default=False, alias="isError")
+    terminate: bool | None = None
 
 
 class SleepBehavior(_Model):
@@ -177,6 +180,10 @@ class Tool(_Model):
     parameters: JsonObject | None = None
     execution_mode: Literal["sequential", "parallel"] | None = None
     behavior: Behavior
+    prompt_snippet: str | None = None
+    """Layer app: Pi's ``promptSnippet``, the tool's one-line entry in the default system prompt's tool list."""
+    prompt_guidelines: tuple[str, ...] | None = None
+    """Layer app: Pi's ``promptGuidelines``, bullets added to the default system prompt while the tool is active."""
 
     @model_validator(mode="after")
     def _name_pattern(self) -> Tool:
@@ -410,6 +417,52 @@ class DropMessagesAction(_Model):
     text: str
 
 
+# --- extension API actions (docs/scenario-format.md "Extension API actions") --------------------------------------
+
+
+class AppendEntryAction(_Model):
+    """On its ``at``-th invocation calls ``pi.appendEntry(customType, data)``; returns nothing."""
+
+    kind: Literal["append_entry"]
+    custom_type: str = Field(alias="customType")
+    data: Any = None
+    at: Annotated[Int, Field(ge=1)] = 1
+
+
+class SendMessageAction(_Model):
+    """On its ``at``-th invocation calls ``pi.sendMessage({customType, content, display, details?},
+    {triggerTurn?, deliverAs?})``; returns nothing."""
+
+    kind: Literal["send_message"]
+    custom_type: str = Field(alias="customType")
+    content: str
+    display: bool = True
+    details: Any = None
+    trigger_turn: bool | None = Field(default=None, alias="triggerTurn")
+    deliver_as: Literal["steer", "followUp", "nextTurn"] | None = Field(default=None, alias="deliverAs")
+    at: Annotated[Int, Field(ge=1)] = 1
+
+
+class SendUserMessageAction(_Model):
+    """On its ``at``-th invocation calls ``pi.sendUserMessage(text, {deliverAs?, expandPromptTemplates?})``;
+    returns nothing."""
+
+    kind: Literal["send_user_message"]
+    text: str
+    deliver_as: Literal["steer", "followUp"] | None = Field(default=None, alias="deliverAs")
+    expand_prompt_templates: bool | None = Field(default=None, alias="expandPromptTemplates")
+    at: Annotated[Int, Field(ge=1)] = 1
+
+
+class SetModelAction(_Model):
+    """On its ``at``-th invocation awaits ``pi.setModel(ctx.modelRegistry.find("faux", model))``: ``model`` is the
+    id of ``model.id`` or of one of ``model.others``; returns nothing."""
+
+    kind: Literal["set_model"]
+    model: Annotated[str, Field(min_length=1)]
+    at: Annotated[Int, Field(ge=1)] = 1
+
+
 Action = Annotated[
     RecordAction
     | BlockIfMatchAction
@@ -430,7 +483,24 @@ Action = Annotated[
     | AppendSystemPromptAction
     | SetActiveToolsAction
     | SetThinkingLevelAction
-    | DropMessagesAction,
+    | DropMessagesAction
+    | AppendEntryAction
+    | SendMessageAction
+    | SendUserMessageAction
+    | SetModelAction,
+    Field(discriminator="kind"),
+]
+
+#: What an extension command (``extensions[].commands[]``) may do when invoked.
+CommandAction = Annotated[
+    RecordAction
+    | ThrowAction
+    | SetActiveToolsAction
+    | SetThinkingLevelAction
+    | AppendEntryAction
+    | SendMessageAction
+    | SendUserMessageAction
+    | SetModelAction,
     Field(discriminator="kind"),
 ]
 
@@ -470,18 +540,42 @@ class Handler(_Model):
     event: HandlerEvent
     label: Annotated[str, Field(min_length=1)] | None = None
     action: Action
+    occurrences: Annotated[tuple[Annotated[Int, Field(ge=1)], ...], Field(min_length=1)] | None = None
+    """pinb's extension: the action runs only on these invocations of the handler (1 = the first); on the others
+    the handler returns nothing (its ``ext`` line is still written)."""
 
     @model_validator(mode="after")
     def _action_fits_event(self) -> Handler:
         allowed = ACTION_EVENTS.get(self.action.kind)
         if allowed is not None and self.event not in allowed:
             raise ValueError(f"action {self.action.kind} applies only to {' or '.join(allowed)}, not {self.event}")
+        if self.occurrences is not None and "at" in self.action.model_fields_set:
+            raise ValueError("occurrences replaces the action's at: give one of them")
+        return self
+
+
+class Command(_Model):
+    """``pi.registerCommand(name, {description, handler})``: a prompt ``/name args`` runs ``action`` (``{args}`` in
+    its text is the arguments) instead of the model."""
+
+    model_config = ConfigDict(json_schema_extra=_schema_extra({"name": {"pattern": "^[^\\s/]+$"}}))
+
+    name: str
+    description: str | None = None
+    action: CommandAction
+
+    @model_validator(mode="after")
+    def _name(self) -> Command:
+        if not re.fullmatch(r"[^\s/]+", self.name):
+            raise ValueError(f"command name {self.name!r} must be one word without '/'")
         return self
 
 
 class Extension(_Model):
     name: Annotated[str, Field(min_length=1)]
     handlers: tuple[Handler, ...]
+    commands: tuple[Command, ...] = ()
+    """pinb's extension: the commands the extension registers (after its handlers)."""
     source: str | None = None
     """Optional: the extension's own code, a module whose default export is the factory (as a book prints it).
     The pi backend runs this code (traced per registration, the n-th taking the n-th handler's label); the
@@ -568,6 +662,15 @@ class Settings(_Model):
     retry: RetrySpec | None = None
 
 
+class OtherModel(_Model):
+    """Another model of the faux provider: its id, whether it reasons, its limits (faux defaults otherwise)."""
+
+    id: Annotated[str, Field(min_length=1)]
+    reasoning: bool | None = None
+    context_window: Annotated[Int, Field(ge=1)] | None = None
+    max_tokens: Annotated[Int, Field(ge=1)] | None = None
+
+
 class ModelSpec(_Model):
     """pinb's extension (layer app): the faux model (id, reasoning, limits: Pi's faux defaults are faux-1, no
     reasoning, 128000 and 16384 tokens) and the session's thinking level (Pi clamps it to what the model supports)."""
@@ -577,6 +680,13 @@ class ModelSpec(_Model):
     id: Annotated[str, Field(min_length=1)] | None = None
     reasoning: bool | None = None
     thinking_level: ThinkingLevel | None = None
+    others: tuple[OtherModel, ...] = ()
+    """The other models the faux provider serves (a ``set_model`` step or action switches to one)."""
+
+    @property
+    def served_ids(self) -> tuple[str, ...]:
+        """The ids of every model the faux provider serves, the session's first."""
+        return (self.id or "faux-1", *(other.id for other in self.others))
 
 
 # --- agent-core hooks (pinb's extension of the contract; scenarios/README.md) ------------------------------------
@@ -785,6 +895,29 @@ class ResumeStep(_Model):
         return self
 
 
+class SetModelStep(_Model):
+    """``session.setModel(model)`` between prompts: ``model`` is the id of ``model.id`` or one of ``model.others``."""
+
+    do: Literal["set_model"]
+    model: Annotated[str, Field(min_length=1)]
+
+
+class CommandStep(_Model):
+    """``session.prompt(text)`` with ``text`` = ``/name args``: an extension command (or Pi's answer to an unknown
+    one)."""
+
+    model_config = ConfigDict(json_schema_extra=_schema_extra({"text": {"pattern": "^/"}}))
+
+    do: Literal["command"]
+    text: str
+
+    @model_validator(mode="after")
+    def _slash(self) -> CommandStep:
+        if not self.text.startswith("/"):
+            raise ValueError("a command step's text starts with '/'")
+        return self
+
+
 class SnapshotStep(_Model):
     """Writes one ``tree`` line: every entry, the leaf and the active branch."""
 
@@ -808,6 +941,8 @@ Step = Annotated[
     | NewSessionStep
     | ForkStep
     | ResumeStep
+    | SetModelStep
+    | CommandStep
     | SnapshotStep
     | ShutdownStep,
     Field(discriminator="do"),
@@ -937,6 +1072,7 @@ class Scenario(_Model):
             for handler in ext.handlers:
                 if isinstance(handler.action, UnsubscribeAction) and handler.action.target not in labels:
                     raise ValueError(f"unsubscribe target {handler.action.target!r} labels no handler")
+        _check_extension_api(self)
         return self
 
     @property
@@ -963,6 +1099,23 @@ def _check_session_replacements(scenario: Scenario) -> None:
             if scenario.project is None or step.path not in scenario.project.files:
                 raise ValueError(f"resume path {step.path!r} is not a file of project.files")
             resumed = True
+
+
+def _check_extension_api(scenario: Scenario) -> None:
+    """The rules of the extension API items: a model change names a served model, prompt lines need layer app."""
+    served = scenario.model.served_ids if scenario.model is not None else ("faux-1",)
+    _unique("model id", list(served))
+    actions = [h.action for ext in scenario.extensions for h in ext.handlers]
+    actions += [c.action for ext in scenario.extensions for c in ext.commands]
+    wanted = [a.model for a in actions if isinstance(a, SetModelAction)]
+    wanted += [step.model for step in scenario.steps if isinstance(step, SetModelStep)]
+    for model_id in wanted:
+        if model_id not in served:
+            raise ValueError(f"set_model: model {model_id!r} is not served (model.id or model.others)")
+    if scenario.layer != "app":
+        for tool in scenario.tools:
+            if tool.prompt_snippet is not None or tool.prompt_guidelines is not None:
+                raise ValueError("tools' prompt_snippet and prompt_guidelines need layer app")
 
 
 def _unique(what: str, names: list[str]) -> None:

@@ -27,9 +27,11 @@ from pinb.app.session_tree import SessionManager
 from pinb.app.settlement import RetrySettings
 from pinb.app.ui import ScriptedUI, UICall
 from pinb.scenario.model import (
+    AppendEntryAction,
     AppendSystemPromptAction,
     BlockIfMatchAction,
     CancelCompactionAction,
+    Command,
     ContinueOnceAction,
     ContinueTimesAction,
     DropMessagesAction,
@@ -42,7 +44,10 @@ from pinb.scenario.model import (
     ReplaceResultAction,
     ReturnValueAction,
     Scenario,
+    SendMessageAction,
+    SendUserMessageAction,
     SetActiveToolsAction,
+    SetModelAction,
     SetThinkingLevelAction,
     SleepAction,
     SupplySummaryAction,
@@ -187,6 +192,8 @@ def make_action(action: Any, unsubscribers: dict[str, Callable[[], Any]], state:
             | DropMessagesAction()
         ):
             return _app_action(action, state, pi)
+        case AppendEntryAction() | SendMessageAction() | SendUserMessageAction() | SetModelAction():
+            return api_action(action, state, pi)
         case _:
             assert_never(action)
 
@@ -265,6 +272,67 @@ def _app_action(action: Any, state: _HandlerState, pi: Any) -> Act:
     raise AssertionError(action)
 
 
+def _with_args(text: str, args: str | None) -> str:
+    return text if args is None else args.join(text.split("{args}"))
+
+
+def api_action(action: Any, state: _HandlerState, pi: Any) -> Act:
+    """The extension API actions (docs/scenario-format.md "Extension API actions"): on the ``at``-th invocation
+    one ``pi`` call, as the runner makes it; nothing returned. In a command, ``{args}`` is the arguments."""
+
+    def due() -> bool:
+        return bool(state.invocations == action.at)
+
+    match action:
+        case AppendEntryAction():
+
+            def append(_event: Any, _ctx: Any, _args: str | None = None) -> Any:
+                if due():
+                    pi.append_entry(action.custom_type, copy.deepcopy(action.data))
+                return None
+
+            return append
+        case SendMessageAction():
+
+            def send(_event: Any, _ctx: Any, args: str | None = None) -> Any:
+                if due():
+                    message: dict[str, Any] = {
+                        "customType": action.custom_type,
+                        "content": _with_args(action.content, args),
+                        "display": action.display,
+                    }
+                    if "details" in action.model_fields_set:
+                        message["details"] = copy.deepcopy(action.details)
+                    pi.send_message(message, trigger_turn=action.trigger_turn, deliver_as=action.deliver_as)
+                return None
+
+            return send
+        case SendUserMessageAction():
+
+            def send_user(_event: Any, _ctx: Any, args: str | None = None) -> Any:
+                if due():
+                    pi.send_user_message(
+                        _with_args(action.text, args),
+                        deliver_as=action.deliver_as,
+                        expand_prompt_templates=bool(action.expand_prompt_templates),
+                    )
+                return None
+
+            return send_user
+        case SetModelAction():
+
+            async def set_model(_event: Any, ctx: Any, _args: str | None = None) -> Any:
+                if due():
+                    model = ctx.model_registry.find("faux", action.model)
+                    if model is None:
+                        raise RuntimeError(f"no model faux/{action.model}")
+                    await pi.set_model(model)
+                return None
+
+            return set_model
+    raise AssertionError(action)
+
+
 def _guard(action: BlockIfMatchAction) -> Act:
     # Each pattern is compiled when the handler reaches it, as `patterns.find(s => new RegExp(s).test(subject))`
     # does: an invalid one throws inside the handler (which blocks the call), and only once it is reached.
@@ -319,6 +387,8 @@ def inline_extension(
     def factory(pi: ExtensionAPI) -> None:
         for handler in extension.handlers:
             _register(pi, extension.name, handler, writer, unsubscribers)
+        for command in extension.commands:
+            register_command(pi, extension.name, command, writer)
 
     return factory
 
@@ -331,13 +401,19 @@ def _register(
     unsubscribers: dict[str, Callable[[], Any]],
 ) -> None:
     state = _HandlerState()
-    act = make_action(handler.action, unsubscribers, state, pi)
+    # With `occurrences` the action acts on each listed occurrence as on its `at`-th invocation.
+    act_state = state if handler.occurrences is None else _HandlerState()
+    act = make_action(handler.action, unsubscribers, act_state, pi)
 
     async def registered(event: Any, ctx: Any) -> Any:
         state.invocations += 1
         on_entry = snapshot(event)
+        # `occurrences`: the action runs only on those invocations; on the others the handler returns nothing.
+        due = handler.occurrences is None or state.invocations in handler.occurrences
+        if due and act_state is not state:
+            act_state.invocations = getattr(handler.action, "at", 1)
         try:
-            result = act(event, ctx)
+            result = act(event, ctx) if due else None
             if asyncio.iscoroutine(result):
                 result = await result
         except Exception as exc:
@@ -352,6 +428,30 @@ def _register(
     unsubscribe = pi.on(handler.event, registered)  # type: ignore[call-overload]
     if handler.label is not None:
         unsubscribers[handler.label] = unsubscribe
+
+
+API_ACTIONS = (AppendEntryAction, SendMessageAction, SendUserMessageAction, SetModelAction)
+
+
+def register_command(pi: ExtensionAPI, extension_name: str, command: Command, writer: TraceWriter) -> None:
+    """``extensions[].commands[]``: ``pi.registerCommand(name, …)`` whose handler performs the command's action and
+    writes one ``ext`` line ``command`` (``{args}`` in a message text is the command's arguments)."""
+    state = _HandlerState()
+    act = make_action(command.action, {}, state, pi)
+    takes_args = isinstance(command.action, API_ACTIONS)
+
+    async def run(args: str, ctx: Any) -> None:
+        state.invocations += 1
+        try:
+            result = act({}, ctx, args) if takes_args else act({}, ctx)  # type: ignore[call-arg]
+            if asyncio.iscoroutine(result):
+                result = await result
+        except Exception as exc:
+            writer.command(extension_name, command.name, args, error=error_text(exc))
+            raise
+        writer.command(extension_name, command.name, args, result=result)
+
+    pi.register_command(command.name, handler=run, description=command.description)
 
 
 def later_than_now() -> int:
@@ -403,6 +503,7 @@ async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
     if model_settings is not None and (model_settings.id is not None or model_settings.reasoning is not None):
         update = {"id": model_settings.id or faux.model.id, "reasoning": bool(model_settings.reasoning)}
         faux.model = faux.model.model_copy(update=update)
+    others = other_models(scenario, faux)
     session_box: list[AgentSession] = []
     if scenario.observe is not None and scenario.observe.requests:
         previous = faux.on_request
@@ -446,6 +547,7 @@ async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
             follow_up_mode=settings.follow_up_mode,
             session_manager=manager or SessionManager(cwd),
             bind=False,
+            models=others,
             **recovery,
         )
         options = created._base_prompt_options
@@ -455,6 +557,10 @@ async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
             # replaces its definition, prompt snippet and guidelines included.
             options.tool_snippets.pop(tool.name, None)
             options.tool_guidelines.pop(tool.name, None)
+            if tool.prompt_snippet is not None:
+                options.tool_snippets[tool.name] = tool.prompt_snippet
+            if tool.prompt_guidelines is not None:
+                options.tool_guidelines[tool.name] = list(tool.prompt_guidelines)
         session = created
         session_box[:] = [created]
         await created.bind_extensions(
@@ -516,6 +622,22 @@ async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
     writer.write("driver", "dispose")
     session.dispose()
     scrub_lines(writer.lines)
+
+
+def other_models(scenario: Scenario, faux: Any) -> list[Any]:
+    """``model.others``: the faux provider's other models (faux defaults where a field is absent)."""
+    if scenario.model is None:
+        return []
+    models = []
+    for other in scenario.model.others:
+        fields = {"context_window": other.context_window, "max_tokens": other.max_tokens}
+        update = {"id": other.id, "name": other.id, "reasoning": bool(other.reasoning)}
+        update.update({k: v for k, v in fields.items() if v is not None})
+        models.append(faux.model.model_copy(update={**_FAUX_DEFAULT_LIMITS, **update}))
+    return models
+
+
+_FAUX_DEFAULT_LIMITS = {"context_window": 128000, "max_tokens": 16384}
 
 
 def _record_dialog(writer: TraceWriter, call: UICall) -> None:

@@ -8,6 +8,7 @@ the whole session tree. Nothing touches the host's file system.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import posixpath
 from collections.abc import Mapping
@@ -18,6 +19,7 @@ from pinb.app.extensions.events import ProjectTrustEvent
 from pinb.app.resources import CONFIG_DIR_NAME, VirtualFS, Workspace
 from pinb.scenario.model import (
     BranchStep,
+    CommandStep,
     CompactStep,
     EntryOfType,
     ForkStep,
@@ -29,6 +31,7 @@ from pinb.scenario.model import (
     ReloadStep,
     ResumeStep,
     Scenario,
+    SetModelStep,
     SetThinkingLevelStep,
     ShutdownStep,
     SnapshotStep,
@@ -138,6 +141,9 @@ def entry_summary(manager: Any, entry: Any, labels: Labels) -> dict[str, Any]:
             fields["thinkingLevel"] = data.get("thinkingLevel")
         case "model_change":
             fields.update(provider=data.get("provider"), modelId=data.get("modelId"))
+        case "custom":
+            # An extension's appendEntry: its customType and data (never sent to the model).
+            fields.update(customType=data.get("customType"), data=data.get("data"))
     if kind != "label":
         fields["label"] = manager.get_label(data.get("id"))
     return {key: value for key, value in fields.items() if value is not None}
@@ -201,7 +207,7 @@ def _js_quote(text: str) -> str:
 def step_fields(step: Step) -> dict[str, Any]:
     data = step.to_json_dict()
     keys = ("do", "text", "target", "label", "instructions", "level", "summarize", "replace_instructions", "position",
-            "path")  # fmt: skip
+            "path", "model")  # fmt: skip
     return {key: data.get(key) for key in keys}
 
 
@@ -253,6 +259,8 @@ async def run_step(step: Step, runtime: Any, writer: TraceWriter, scenario: Scen
         case ResumeStep():
             path, opened = resumed_session(step, scenario, session)
             return {"cancelled": (await runtime.switch_session(opened, path)).cancelled}
+        case SetModelStep() | CommandStep():
+            return await run_api_step(step, session)
         case SnapshotStep():
             snapshot_line(writer, manager)
         case ShutdownStep():
@@ -277,6 +285,26 @@ def resumed_session(step: ResumeStep, scenario: Scenario, session: Any) -> tuple
     manager.cwd = session.session_manager.cwd
     manager.header = manager.header.model_copy(update={"cwd": manager.cwd})
     return path, manager
+
+
+async def run_api_step(step: SetModelStep | CommandStep, session: Any) -> Any:
+    """The extension API steps (docs/scenario-format.md "Extension API actions"): a model change, a command."""
+    if isinstance(step, CommandStep):
+        before = set(session._background)
+        await session.prompt(step.text)
+        # A run the command started (sendMessage with triggerTurn, sendUserMessage) belongs to the step: like the
+        # runner's setImmediate, let the work it started go on, then wait until the session is idle again.
+        started = [task for task in session._background if task not in before]
+        if started:
+            await asyncio.gather(*started, return_exceptions=True)
+        await session.wait_for_idle()
+        return None
+    model = session.find_model("faux", step.model)
+    if model is None:
+        raise LookupError(f"no model faux/{step.model}")
+    await session.set_model(model)
+    state = session.agent.state
+    return {"model": f"{state.model.provider}/{state.model.id}", "thinkingLevel": state.thinking_level}
 
 
 async def drive_steps(scenario: Scenario, runtime: Any, writer: TraceWriter) -> bool:

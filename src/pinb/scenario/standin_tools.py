@@ -41,6 +41,11 @@ def _text_result(text: str, details: Any, is_error: bool) -> AgentToolResult:
     )
 
 
+def _terminating(result: AgentToolResult, terminate: bool | None) -> AgentToolResult:
+    # A result's `terminate` (as given): Pi ends the run after a batch whose every result terminates.
+    return result if terminate is None else result.model_copy(update={"terminate": terminate})
+
+
 Execute = Callable[[str, Any, AbortSignal | None, Callable[[AgentToolResult], Any]], Any]
 
 
@@ -61,7 +66,9 @@ def make_execute(tool: Tool, commands: list[str]) -> Execute:
         case ReturnBehavior():
 
             async def fixed(_id: str, _params: Any, _signal: Any, _on_update: Any) -> AgentToolResult:
-                return _text_result(behavior.text, behavior.details, behavior.is_error)
+                return _terminating(
+                    _text_result(behavior.text, behavior.details, behavior.is_error), behavior.terminate
+                )
 
             return fixed
         case ThrowBehavior():
@@ -98,7 +105,7 @@ def _sleeper(name: str, behavior: SleepBehavior) -> Execute:
             if asyncio.iscoroutine(outcome):
                 await outcome
         await sleep_or_abort_named(behavior.ms, signal, name)
-        return _text_result(then.text, then.details, then.is_error)
+        return _terminating(_text_result(then.text, then.details, then.is_error), then.terminate)
 
     return sleep
 

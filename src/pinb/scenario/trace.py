@@ -167,6 +167,10 @@ def _tool_results(results: Any, labels: Labels) -> list[dict[str, Any]] | None:
             for r in results]  # fmt: skip
 
 
+def _model_name(model: Any) -> str | None:
+    return f"{model.get('provider')}/{model.get('id')}" if isinstance(model, Mapping) else None
+
+
 def event_fields(event: Mapping[str, Any], labels: Labels, *, ext: bool) -> dict[str, Any]:
     """The fields scenario-format.md keeps for ``event`` (Pi JSON); ``ext`` adds the extension-only fields."""
     get = event.get
@@ -325,6 +329,13 @@ def event_fields(event: Mapping[str, Any], labels: Labels, *, ext: bool) -> dict
             pairs = [("level", get("level"))]
         case "thinking_level_select":
             pairs = [("level", get("level")), ("previousLevel", get("previousLevel"))]
+        case "model_select":  # extension API actions: a model change
+            selected: list[tuple[str, Any]] = [
+                ("model", _model_name(get("model"))),
+                ("previousModel", _model_name(get("previousModel"))),
+                ("selectSource", get("source")),
+            ]
+            pairs = selected
         case _:
             pairs = []
     return _defined(pairs)
@@ -426,6 +437,21 @@ class TraceWriter:
 
         return self.write("ext", type_, fields, stream=type_ in STREAM_TYPES)
 
+    def command(
+        self, extension: str, name: str, args: str, *, result: Any = _UNSET, error: str | None = None
+    ) -> dict[str, Any]:
+        """An ``ext`` line ``command``: one invocation of an extension command, written when it returned or threw."""
+
+        def fields(labels: Labels) -> dict[str, Any]:
+            out: dict[str, Any] = {"extension": extension, "command": name, "args": args}
+            if error is not None:
+                out["error"] = error
+            elif result is not _UNSET and result is not None:
+                out["result"] = _result_json(result, labels)
+            return out
+
+        return self.write("ext", "command", fields)
+
     def model_request(self, n: int, messages: Sequence[Any], tools: Sequence[str] | None, *, exhausted: bool) -> None:
         """A ``model`` line: one provider request, written before any event of its reply.
 
@@ -500,7 +526,23 @@ class SummaryList(list[dict[str, Any]]):
 
 def snapshot(event: Any) -> dict[str, Any]:
     """A deep copy of ``event`` in Pi JSON, so later mutation (by this or another handler) cannot change it."""
-    return copy.deepcopy(to_pi_json(event))
+    return _copied(to_pi_json(event))
+
+
+_IMMUTABLE = (str, int, float, bool, type(None))
+
+
+def _copied(value: Any) -> Any:
+    """``copy.deepcopy`` for the JSON trees ``to_pi_json`` returns, without its memo: plain dicts and lists are
+    rebuilt, immutable scalars shared, anything else deep-copied."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _copied(item) for key, item in value.items()}
+    if kind is list:
+        return [_copied(item) for item in value]
+    if kind in _IMMUTABLE:
+        return value
+    return copy.deepcopy(value)
 
 
 def _result_json(result: Any, labels: Labels) -> Any:
@@ -516,7 +558,7 @@ def _result_json(result: Any, labels: Labels) -> Any:
     # Only a real message (one with a role) is summarised; inject_message's draft is written as returned.
     if isinstance(message, Mapping) and isinstance(message.get("role"), str):
         data = {**data, "message": message_summary(message, labels, end=True)}
-    return copy.deepcopy(data)
+    return _copied(data)
 
 
 # --- JSONL -----------------------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ binds them (``bindExtensions``, ``bindCore``, ``sendCustomMessage``, ``sendUserM
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
@@ -39,6 +40,7 @@ class ExtensionActionsMixin:
         _deferred_settled_actions: list[Callable[[], Any]]
         _pending_next_turn_messages: list[Any]
         _pending_custom_messages: list[Any]
+        available_models: list[Any]
 
         @property
         def is_streaming(self) -> bool: ...
@@ -88,14 +90,43 @@ class ExtensionActionsMixin:
                 runner.emit_error(ExtensionErrorRecord("<runtime>", "send_message", str(error)))
                 return
             if pending is not None:
-                self._spawn(self._reporting(pending, "send_message"))
+                # `this.sendCustomMessage(...).catch(...)`: a run it starts begins at once, up to its first await.
+                started = run_eagerly(self._reporting(pending, "send_message"))
+                if not started.done():
+                    self._spawn(started)
 
-        def send_user_message(content: Any, *, deliver_as: str | None = None) -> None:
+        def send_user_message(
+            content: Any, *, deliver_as: str | None = None, expand_prompt_templates: bool = False
+        ) -> None:
+            def send() -> Any:
+                return self.send_user_message(
+                    content, deliver_as=deliver_as, expand_prompt_templates=expand_prompt_templates
+                )
+
             if self._is_emitting_agent_settled:
                 # Pi's prompt() defers itself synchronously here; its errors reach the settling prompt's caller.
-                self._deferred_settled_actions.append(lambda: self.send_user_message(content, deliver_as=deliver_as))
+                self._deferred_settled_actions.append(send)
                 return
-            self._spawn(self._reporting(self.send_user_message(content, deliver_as=deliver_as), "send_user_message"))
+            # `this.sendUserMessage(...).catch(...)`: the prompt starts at once and runs up to its first suspension
+            # (a message queued while streaming is in the queue before the calling handler returns); a failure is
+            # reported by the catch, on a later turn of the scheduler, even when the prompt failed at once.
+            started = run_eagerly(send())
+
+            def report(outcome: asyncio.Future[Any]) -> None:
+                if not outcome.cancelled() and outcome.exception() is not None:
+                    error = ExtensionErrorRecord("<runtime>", "send_user_message", str(outcome.exception()))
+                    runner.emit_error(error)
+
+            if started.done():
+                asyncio.get_running_loop().call_soon(report, started)
+            else:
+                started.add_done_callback(report)
+                self._spawn(started)
+
+        async def set_model(model: Any) -> bool:
+            # The faux provider needs no credentials, so Pi's auth check always passes here.
+            await self.set_model(model)
+            return True
 
         runtime.send_message = send_message
         runtime.send_user_message = send_user_message
@@ -108,6 +139,7 @@ class ExtensionActionsMixin:
         runtime.set_active_tools = self.set_active_tools_by_name
         runtime.get_thinking_level = lambda: self.agent.state.thinking_level
         runtime.set_thinking_level = self.set_thinking_level
+        runtime.set_model = set_model
         runner.bind_core(
             ContextActions(
                 get_model=lambda: self.agent.state.model,
@@ -117,6 +149,7 @@ class ExtensionActionsMixin:
                 has_pending_messages=lambda: self.pending_message_count > 0,
                 get_system_prompt=lambda: self.system_prompt,
                 wait_for_idle=self.wait_for_idle,
+                find_model=self.find_model,
             )
         )
 
@@ -141,6 +174,22 @@ class ExtensionActionsMixin:
             pending = run_eagerly(self.extension_runner.emit(selected))
             if not pending.done():
                 self._spawn(pending)
+
+    def find_model(self, provider: str, model_id: str) -> Any:
+        """The model the session's provider serves under this id (``ctx.model_registry.find``), or ``None``."""
+        return next((m for m in self.available_models if m.provider == provider and m.id == model_id), None)
+
+    async def set_model(self, model: Any) -> None:
+        """Pi 1.6.0's ``setModel``: switch, record a ``model_change``, re-apply the thinking level (clamped to the
+        new model) and, when the model differs, await the ``model_select`` handlers (source ``set``)."""
+        previous = self.agent.state.model
+        # _getThinkingLevelForModelSwitch: no per-model or default level in pinb's settings, so the current one.
+        level = self.agent.state.thinking_level
+        self.agent.state.model = model
+        self.session_manager.append_model_change(model.provider, model.id)
+        self.set_thinking_level(level)
+        if previous is None or (previous.provider, previous.id) != (model.provider, model.id):
+            await self.extension_runner.emit(ev.ModelSelectEvent(model=model, previous_model=previous, source="set"))
 
     def set_session_name(self, name: str) -> None:
         """Name the session (a ``session_info`` entry) and announce it to listeners and extensions."""
@@ -220,7 +269,9 @@ class ExtensionActionsMixin:
         for message in pending:
             self._append_custom_message(message)
 
-    async def send_user_message(self, content: Any, *, deliver_as: str | None = None) -> None:
+    async def send_user_message(
+        self, content: Any, *, deliver_as: str | None = None, expand_prompt_templates: bool = False
+    ) -> None:
         """Pi's ``sendUserMessage``: a prompt from an extension (``source`` "extension")."""
         if isinstance(content, str):
             text, images = content, None
@@ -233,7 +284,7 @@ class ExtensionActionsMixin:
             images=images,
             streaming_behavior=deliver_as,  # type: ignore[arg-type]
             source="extension",
-            expand_prompt_templates=False,
+            expand_prompt_templates=expand_prompt_templates,
         )
 
     def append_entry(self, custom_type: str, data: Any = None) -> None:

@@ -85,6 +85,7 @@ class ExtensionRuntime:
         self.refresh_tools: Callable[[], None] = lambda: None
         self.get_thinking_level: Callable[[], str] = _not_initialized
         self.set_thinking_level: Callable[[str], None] = _not_initialized
+        self.set_model: Callable[[Any], Awaitable[bool]] = _not_initialized
         self.stale_message: str | None = None
 
     def assert_active(self) -> None:
@@ -339,10 +340,16 @@ class ExtensionAPI:
         self._runtime.assert_active()
         self._runtime.send_message(message, trigger_turn=trigger_turn, deliver_as=deliver_as)
 
-    def send_user_message(self, content: Any, *, deliver_as: str | None = None) -> None:
-        """Send a user message; it always starts (or, while streaming, queues) a turn."""
+    def send_user_message(
+        self, content: Any, *, deliver_as: str | None = None, expand_prompt_templates: bool = False
+    ) -> None:
+        """Send a user message; it always starts (or, while streaming, queues) a turn. With
+        ``expand_prompt_templates`` it may run an extension command or expand a prompt template instead."""
         self._runtime.assert_active()
-        self._runtime.send_user_message(content, deliver_as=deliver_as)
+        if expand_prompt_templates:
+            self._runtime.send_user_message(content, deliver_as=deliver_as, expand_prompt_templates=True)
+        else:
+            self._runtime.send_user_message(content, deliver_as=deliver_as)
 
     def append_entry(self, custom_type: str, data: Any = None) -> None:
         """Append a ``custom`` entry (extension state; never sent to the model)."""
@@ -381,6 +388,11 @@ class ExtensionAPI:
     def set_thinking_level(self, level: str) -> None:
         self._runtime.assert_active()
         self._runtime.set_thinking_level(level)
+
+    async def set_model(self, model: Any) -> bool:
+        """Switch the session's model (recorded, announced as ``model_select``); ``False`` without auth."""
+        self._runtime.assert_active()
+        return await self._runtime.set_model(model)
 
 
 ExtensionFactory = Callable[[ExtensionAPI], Awaitable[None] | None]

@@ -23,6 +23,13 @@ class ExtensionErrorRecord:
     stack: str | None = None
 
 
+@dataclass(frozen=True)
+class ModelRegistry:
+    """``ctx.model_registry``: ``find(provider, model_id)`` returns the model, or ``None``."""
+
+    find: Callable[[str, str], Any]
+
+
 class ExtensionContext:
     """Pi's ``ExtensionContext``: values are read from the runner at access time, so later bindings show through.
 
@@ -62,6 +69,12 @@ class ExtensionContext:
     def model(self) -> Any:
         self._runner.assert_active()
         return self._runner.actions.get_model()
+
+    @property
+    def model_registry(self) -> ModelRegistry:
+        """The models the session's provider serves (Pi's ``ctx.modelRegistry``; ``find`` only)."""
+        self._runner.assert_active()
+        return ModelRegistry(self._runner.actions.find_model)
 
     @property
     def thinking_level(self) -> str:

@@ -108,6 +108,7 @@ class ContextActions:
     compact: Callable[[Any], None] = lambda _options: None
     get_system_prompt: Callable[[], str] = lambda: ""
     wait_for_idle: Callable[[], Awaitable[None]] | None = None
+    find_model: Callable[[str, str], Any] = lambda _provider, _model_id: None
 
 
 @dataclass(frozen=True)
@@ -318,6 +319,7 @@ class ExtensionRunner:
                     streaming_behavior=streaming_behavior,  # type: ignore[arg-type]
                 )
                 result = coerce_result(await call_handler(handler, event, ctx), _INPUT_RESULT, "input")
+                await asyncio.sleep(0)  # `await handler(...)` yields, as in emit()
                 if isinstance(result, rs.InputHandled):
                     return result
                 if isinstance(result, rs.InputTransform):
@@ -347,6 +349,7 @@ class ExtensionRunner:
                     **trigger, system_prompt=render_system_prompt(options), system_prompt_options=options
                 )
                 value = await call_handler(handler, event, ctx)
+                await asyncio.sleep(0)  # `await handler(...)` yields, as in emit()
                 result = coerce_result(value, rs.BeforeAgentStartEventResult, "before_agent_start")
                 if result is None:
                     continue
@@ -489,6 +492,7 @@ class ExtensionRunner:
             event = event_model(**base, entries=entries, continue_=should_continue, context=context)
             try:
                 value = await call_handler(handler, event, ctx)
+                await asyncio.sleep(0)  # `await handler(...)` yields, as in emit()
                 result = coerce_result(value, rs.BoundaryResult, event_type)
                 if result is not None and result.entries is not None:
                     entries = tuple(result.entries)

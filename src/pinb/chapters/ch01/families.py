@@ -10,6 +10,7 @@ Every drawn scenario validates against the scenario format.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from hypothesis import strategies as st
@@ -25,15 +26,18 @@ LOOKUP_TOOL: dict[str, Any] = {
 }
 
 
+@cache  # a strategy is a value: built once, hypothesis validates it once, not on every draw
 def phrase(min_words: int = 1, max_words: int = 5) -> st.SearchStrategy[str]:
     return st.lists(st.sampled_from(WORDS), min_size=min_words, max_size=max_words).map(" ".join)
 
 
+@cache
 def sentence(prefix: str) -> st.SearchStrategy[str]:
     """A short distinct text (e.g. a rule or a message) that names its role, so it is easy to find in a prompt."""
     return phrase(2, 4).map(lambda words: f"{prefix} {words}.")
 
 
+@cache
 @st.composite
 def tool_call(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.booleans()):
@@ -41,6 +45,7 @@ def tool_call(draw: st.DrawFn) -> dict[str, Any]:
     return sc.call("lookup", {"q": draw(phrase(1, 2))})
 
 
+@cache
 @st.composite
 def tool_reply(draw: st.DrawFn, min_calls: int = 1, max_calls: int = 3, text: bool | None = None) -> dict[str, Any]:
     calls = draw(st.lists(tool_call(), min_size=min_calls, max_size=max_calls))
@@ -48,6 +53,7 @@ def tool_reply(draw: st.DrawFn, min_calls: int = 1, max_calls: int = 3, text: bo
     return sc.calls(*calls, preface=draw(sentence("Let me check")) if with_text else None)
 
 
+@cache
 @st.composite
 def run_script(draw: st.DrawFn, min_tool_turns: int = 0, max_tool_turns: int = 3) -> list[dict[str, Any]]:
     """One prompt's replies: some tool-calling turns (1–3 calls each), then a text answer."""
@@ -56,6 +62,7 @@ def run_script(draw: st.DrawFn, min_tool_turns: int = 0, max_tool_turns: int = 3
     return [*replies, sc.text(draw(sentence("Answer")))]
 
 
+@cache
 @st.composite
 def loop_scenario(
     draw: st.DrawFn,

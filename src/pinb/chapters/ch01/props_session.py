@@ -680,7 +680,8 @@ def abort_witness(params: Params) -> dict[str, dict[str, Any]]:
 @st.composite
 def _abort_family(draw: st.DrawFn) -> dict[str, dict[str, Any]]:
     out = {}
-    for layer in sorted(draw(st.sets(st.sampled_from(["agent", "app"]), min_size=1))):  # seeded: same order
+    # sorted: a set's order follows PYTHONHASHSEED, and the draws below must not (same seed, same witnesses)
+    for layer in sorted(draw(st.sets(st.sampled_from(["agent", "app"]), min_size=1))):
         kinds = draw(st.sets(st.sampled_from(["steer", "follow_up"]), min_size=1))
         queued = [(k, draw(fam.sentence(f"Queued {k.replace('_', '-')}"))) for k in sorted(kinds)]
         when = draw(st.sampled_from(["tool_execution_start#1", "tool_execution_update#1"]))

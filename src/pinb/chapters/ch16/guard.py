@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict
 
-from pinb.chapters.book import chapter_text
+from pinb.chapters.book import book_dir, chapter_text
 from pinb.chapters.ledger import LEDGER_FILE, load_ledger
 from pinb.errors import UsageError
 
@@ -29,8 +29,30 @@ EXTENSION_START = 'import type { ExtensionAPI } from "@earendil-works/pi-coding-
 EXTENSION_BODY = "export default function"
 
 
+#: What was read from the ledger and the chapter text, by the files' stamps: a generated witness builds the guard
+#: extension, and reading and parsing both files again for every one of them cost more than running it.
+_READ: dict[tuple[Any, ...], Any] = {}
+
+
+def _stamp(path: Path) -> tuple[str, int, int] | None:
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return str(path), found.st_mtime_ns, found.st_size
+
+
+def _cached(key: tuple[Any, ...], read: Any) -> Any:
+    if key not in _READ:
+        if len(_READ) > 64:  # files edited while a long session runs: keep only what is current
+            _READ.clear()
+        _READ[key] = read()
+    return _READ[key]
+
+
 def _ledger() -> Any:
-    return load_ledger(Path(__file__).with_name(LEDGER_FILE))
+    path = Path(__file__).with_name(LEDGER_FILE)
+    return _cached(("ledger", _stamp(path)), lambda: load_ledger(path))
 
 
 def regex_literals(code: str) -> list[tuple[str, str]]:
@@ -63,7 +85,7 @@ def book_patterns() -> list[tuple[str, str]]:
     claim = _ledger().claim(PATTERNS_CLAIM)
     if claim is None:
         raise UsageError(f"chapter 16's ledger has no claim {PATTERNS_CLAIM} quoting the guard's BLOCKED array")
-    return regex_literals(" ".join(claim.quotes))
+    return list(_cached(("patterns", claim.quotes), lambda: tuple(regex_literals(" ".join(claim.quotes)))))
 
 
 def pattern_sources() -> list[str]:
@@ -86,7 +108,16 @@ def extension_source() -> str | None:
     excerpt this chapter is read from (its research brief) runs the code onto one line, so the handler's `//`
     comment would hide the rest of the line from a JavaScript parser: whoever runs it must first end that comment.
     """
-    text = chapter_text(_ledger())
+    ledger = _ledger()
+    folder = book_dir()
+    files = (ledger.text, *ledger.also_quoted_from)
+    stamps = tuple(_stamp(folder / source.file) for source in files) if folder is not None else None
+    ledger_stamp = _stamp(Path(__file__).with_name(LEDGER_FILE))
+    return _cached(("extension", ledger_stamp, folder, stamps), lambda: _cut_extension(ledger))
+
+
+def _cut_extension(ledger: Any) -> str | None:
+    text = chapter_text(ledger)
     if text is None:
         return None
     start = text.text.find(EXTENSION_START)

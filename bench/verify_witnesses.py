@@ -1,0 +1,145 @@
+"""Benchmark `pinb verify --backend standin --force --jobs 2` now against the verify of before claims were properties.
+
+    .venv/bin/python bench/verify_witnesses.py [--repeat 3] [--base a079fb5] [--current REV] [--jobs 2]
+
+Makes two throw-away copies of the project: the current working tree (its tracked and untracked, not ignored,
+files, so uncommitted edits count; with `--current REV`, that commit's tree instead) and the tree of commit
+`--base` (`git archive`; default a079fb5, the verify of before claims became properties). Then runs, as whole
+processes and alternating (base, current, base, current, …), `python -m pinb.cli verify --backend standin --force
+--jobs 2 --no-progress` in each copy, and prints each figure (wall time, and the CPU time of the process and its
+kernels), the medians and their ratios (target: current ≤ 1.5 × base), with the machine's load average before and
+after. On a shared machine the CPU time is the steadier figure. Each copy runs its own source tree
+(`PYTHONPATH=<copy>/src`, ahead of the installed pinb) with this interpreter's packages, and its own run store: the
+repository's `runs/` and `reports/` are never touched. The book's texts are named to both (`PINB_BOOK`), as
+`[tool.pinb] book` names them to the repository.
+
+A benchmark, not a test: it prints figures and exits 0 whatever they are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BASE = "a079fb5"
+TARGET_RATIO = 1.5
+
+
+def load() -> str:
+    try:
+        return " ".join(f"{value:.2f}" for value in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
+def copy_current(target: Path) -> None:
+    """The working tree's tracked and untracked (not ignored) files, as they are now."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO,
+        capture_output=True,
+        check=True,
+    ).stdout
+    for name in filter(None, listed.decode("utf-8").split("\0")):
+        source = REPO / name
+        if not source.is_file():  # deleted but not yet staged
+            continue
+        destination = target / name
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, destination)
+
+
+def copy_commit(commit: str, target: Path) -> None:
+    archive = subprocess.run(["git", "archive", commit], cwd=REPO, capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(target, filter="data")
+
+
+def book_dir() -> str | None:
+    """The book directory the repository names (`PINB_BOOK`, else `[tool.pinb] book`), absolute."""
+    sys.path.insert(0, str(REPO / "src"))
+    try:
+        from pinb.chapters.book import book_dir as named
+    finally:
+        sys.path.pop(0)
+    found = named(REPO)
+    return str(found) if found is not None and found.is_dir() else None
+
+
+def cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def verify(copy: Path, jobs: int, book: str | None) -> tuple[float, float]:
+    """Wall and CPU seconds of one `pinb verify --backend standin --force` process in `copy` (exit 0, or 1: a
+    finding)."""
+    env = os.environ | {"PINB_ROOT": str(copy), "PYTHONPATH": str(copy / "src")}
+    if book is not None:
+        env["PINB_BOOK"] = book
+    argv = [sys.executable, "-m", "pinb.cli", "verify", "--backend", "standin", "--force", "--jobs", str(jobs)]
+    began, began_cpu = time.perf_counter(), cpu()
+    done = subprocess.run([*argv, "--no-progress"], cwd=copy, env=env, capture_output=True, text=True, check=False)
+    elapsed, used = time.perf_counter() - began, cpu() - began_cpu
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"verify in {copy.name} exited {done.returncode}:\n{done.stderr[-3000:]}")
+    return elapsed, used
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=3, help="pairs of runs, alternating (default 3)")
+    parser.add_argument("--base", default=BASE, help=f"the commit to compare with (default {BASE})")
+    parser.add_argument("--current", metavar="REV", help="time this commit instead of the working tree")
+    parser.add_argument("--jobs", type=int, default=2, help="notebooks verified at once (default 2)")
+    args = parser.parse_args()
+
+    print(f"load average before: {load()} ({os.cpu_count()} CPUs)", flush=True)
+    root = Path(tempfile.mkdtemp(prefix="pinb-bench-verify-"))
+    try:
+        base, current = root / "base", root / "current"
+        copy_commit(args.base, base)
+        if args.current:
+            copy_commit(args.current, current)
+        else:
+            copy_current(current)
+        book = book_dir()
+        print(f"book texts: {book or 'not available (claims that need them stay UNRUN on both sides)'}")
+        verify(base, args.jobs, book)  # warm-up: byte-compiled sources, kernel spec caches
+        verify(current, args.jobs, book)
+        figures: dict[str, list[tuple[float, float]]] = {"base": [], "current": []}
+        for n in range(1, args.repeat + 1):
+            for name, copy in (("base", base), ("current", current)):
+                wall, used = verify(copy, args.jobs, book)
+                figures[name].append((wall, used))
+                print(f"  {n}: {name:8} wall {wall:6.2f} s, CPU {used:6.2f} s  (load {load()})", flush=True)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    wall = {name: statistics.median(w for w, _ in values) for name, values in figures.items()}
+    used = {name: statistics.median(c for _, c in values) for name, values in figures.items()}
+    command = f"pinb verify --backend standin --force --jobs {args.jobs}"
+    print(f"{command}, median of {args.repeat}:")
+    print(f"  {args.base:10} wall {wall['base']:6.2f} s, CPU {used['base']:6.2f} s")
+    label = args.current or "current"
+    print(f"  {label:10} wall {wall['current']:6.2f} s, CPU {used['current']:6.2f} s")
+    for what, figure in (("wall", wall), ("CPU", used)):
+        ratio = figure["current"] / figure["base"]
+        verdict = "within" if ratio <= TARGET_RATIO else "OVER"
+        print(f"  {what} ratio {ratio:4.2f}x ({verdict} the {TARGET_RATIO}x target)")
+    print(f"load average after: {load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

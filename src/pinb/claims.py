@@ -262,6 +262,15 @@ class Claim(BaseModel):
         """Whether the check leaves parts of the sentence untested (its verdict reads "OBSERVED (partial: …)")."""
         return bool(self.uncovered)
 
+    def __eq__(self, other: object) -> bool:
+        """Claims are equal when they state the same (the folder a registry bound one to is not part of it)."""
+        if not isinstance(other, Claim):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    def __hash__(self) -> int:
+        return hash((self.chapter, self.id))
+
     def bind(self, folder: Any) -> Claim:
         """Resolve the claim in its chapter folder (`folder.experiments()` names its experiments); the registry
         does this once per claim."""

@@ -49,6 +49,14 @@ def test_a_claim_is_resolved_once() -> None:
         registry.claim("pi-99.nothing")
 
 
+def test_a_claim_read_again_from_its_ledger_is_the_same_claim_but_finds_no_experiment() -> None:
+    found = registry.claim("pi-16.guard.blocks-force-push")
+    again = load_ledger(registry.folder("pi-16-chapter").folder / "ledger.yaml").claim(found.id)
+    assert again == found and hash(again) == hash(found) and again.experiment is None
+    assert found.experiment is not None and found.property is not None
+    assert again != again.model_copy(update={"location": "elsewhere"})
+
+
 def _raw(chapter: str) -> dict:
     return yaml.safe_load((FOLDERS[chapter].folder / "ledger.yaml").read_text(encoding="utf-8"))
 

@@ -48,8 +48,9 @@ PI_RELEASES: tuple[PiRelease, ...] = (
     PiRelease(
         "1.0.3",
         frozenset({"agent", "package"}),
-        "@earendil-works/pi-coding-agent 1.0.3 cannot be installed: its dependency @earendil-works/chord@^1.0.3 "
-        "was not on the npm registry as of 2026-11-30 (no 1.x version of chord was), "
+        "@earendil-works/pi-coding-agent 1.0.3 has no package set of its release: its dependency "
+        "@earendil-works/chord@^1.0.3 was not on the npm registry when this set was pinned (2026-11-30), and the "
+        "chord 1.5.0 and 1.6.1 listed since (read 2026-12-06) install it beside 1.6 packages, a set never released, "
         "so layer app runs on Pi 1.3.0 and later only",
     ),
 )

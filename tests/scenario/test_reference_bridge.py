@@ -45,7 +45,7 @@ def test_app_layer_on_103_says_why_in_one_line() -> None:
         reference.run_on_pi(ROOT / "scenarios" / "ch16-guard-force-push.json", "1.0.3")
     message = str(caught.value)
     assert "\n" not in message
-    assert "@earendil-works/chord@^1.0.3 was not on the npm registry as of 2026-11-30" in message
+    assert "@earendil-works/chord@^1.0.3 was not on the npm registry when this set was pinned (2026-11-30)" in message
 
 
 UNCONFINED = Confinement(node_permissions=False, network_namespace=None)

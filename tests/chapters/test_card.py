@@ -45,6 +45,27 @@ def test_releases_that_agree_share_a_column_each_named_in_its_tooltip() -> None:
     assert any("run-pi@1.5.2" in run for run in found[2].runs) and any("run-pi@1.6.0" in run for run in found[2].runs)
 
 
+def test_releases_whose_premise_differs_only_by_their_own_number_share_a_column() -> None:
+    def ran_on(version: str, status: str, observed: str) -> dict[str, str]:
+        premise = f"the book's program, verbatim, run on Pi {version}"
+        return _entry(f"pi@{version}", status, expected="a → b", observed=observed, premise=premise)
+
+    found = columns(
+        None,
+        [
+            ran_on("1.6.0", "CONTRADICTED", "fails at import"),
+            ran_on("1.5.0", "CONTRADICTED", "fails at import"),
+            ran_on("1.4.0", "OBSERVED", "a → b"),
+            ran_on("1.3.0", "OBSERVED", "b → a"),
+        ],
+    )
+    assert [(c.header, c.premise) for c in found] == [
+        ("pi@1.5.0–1.6.0 (2 releases, recorded)", "the book's program, verbatim, run on Pi 1.5.0–1.6.0"),
+        ("pi@1.4.0 (recorded)", "the book's program, verbatim, run on Pi 1.4.0"),
+        ("pi@1.3.0 (recorded)", "the book's program, verbatim, run on Pi 1.3.0"),  # it observed something else
+    ]
+
+
 def test_a_recorded_run_of_this_backend_that_agrees_joins_this_runs_column() -> None:
     outcome = ClaimOutcome(claim_id=ORDER, outcome="holds", evidence="x", expected="a", observed="a")
     found = columns(live_column("standin", outcome, None), [_entry("standin", "OBSERVED", expected="a")])

@@ -4,11 +4,30 @@ on, each with its verdict per backend and observation; then one line counting th
 from __future__ import annotations
 
 from pinb.chapters import registry
-from pinb.chapters.findings import findings_map, map_rows, rest_line
+from pinb.chapters.findings import backend_verdicts, findings_map, map_rows, rest_line
 
 
 def _entry(backend: str, status: str, evidence: str = "seen") -> dict[str, str]:
     return {"backend": backend, "status": status, "evidence": evidence, "run_id": "r", "date": "2026-12-01"}
+
+
+def test_releases_that_agree_share_a_line_oldest_first_and_a_change_splits_them() -> None:
+    entries = [
+        _entry("standin", "OBSERVED"),
+        _entry("pi@1.6.0", "CONTRADICTED"),
+        _entry("pi@1.10.0", "CONTRADICTED"),
+        _entry("pi@1.5.0", "CONTRADICTED"),
+        _entry("pi@1.4.0", "OBSERVED"),
+        _entry("pi@1.3.0", "STALE (recorded OBSERVED)"),
+        _entry("pi@1.0.3", "OBSERVED"),
+    ]
+    assert backend_verdicts(entries) == (
+        "standin OBSERVED",
+        "pi@1.0.3 OBSERVED",
+        "pi@1.3.0 OBSERVED (stale)",
+        "pi@1.4.0 OBSERVED",
+        "pi@1.5.0–1.10.0 CONTRADICTED",
+    )
 
 
 def test_findings_first_with_every_backends_verdict_then_the_rest_counted() -> None:

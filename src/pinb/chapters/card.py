@@ -81,15 +81,11 @@ class Column:
             return f"{self.backends[0]} (this run)"
         if len(self.backends) == 1:
             return f"{self.backends[0]} (recorded)"
-        releases = sorted(self.backends, key=_release_key)
+        releases = sorted(self.backends, key=release_key)
         return f"{releases[0]}–{releases[-1].removeprefix('pi@')} ({len(releases)} releases, recorded)"
 
-    def agrees_with(self, other: Column) -> bool:
-        same = (self.verdict, self.expected, self.observed, self.premise)
-        return same == (other.verdict, other.expected, other.observed, other.premise)
 
-
-def _release_key(backend: str) -> tuple[int, ...]:
+def release_key(backend: str) -> tuple[int, ...]:
     version = backend.removeprefix("pi@")
     return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
 
@@ -125,27 +121,44 @@ def recorded_column(entry: Mapping[str, Any]) -> Column:
 
 def columns(live: Column | None, entries: Sequence[Mapping[str, Any]]) -> list[Column]:
     """This run's column first, then the recorded backends in the snapshot's order; consecutive Pi releases that
-    agree share one column. A recorded entry of this run's own backend that agrees with it joins its tooltip."""
+    agree (the same verdict, expected, observed and premise but for the release's own number) share one column. A
+    recorded entry of this run's own backend that agrees with it joins its tooltip."""
     out: list[Column] = [live] if live is not None else []
+    groups: list[list[Column]] = []
     for entry in entries:
         column = recorded_column(entry)
         if live is not None and column.backends == live.backends and column.kind == live.kind:
             out[0] = replace(out[0], runs=(*out[0].runs, f"recorded {column.runs[0]} gave the same verdict"))
             continue
-        previous = out[-1] if out else None
+        previous = groups[-1][-1] if groups else None
         if (
             previous is not None
-            and not previous.live
-            and previous.backends[-1].startswith("pi@")
+            and previous.backends[0].startswith("pi@")
             and column.backends[0].startswith("pi@")
-            and previous.agrees_with(column)
+            and _release_free(previous) == _release_free(column)
         ):
-            out[-1] = replace(
-                previous, backends=(*previous.backends, *column.backends), runs=(*previous.runs, *column.runs)
-            )
-            continue
-        out.append(column)
-    return out
+            groups[-1].append(column)
+        else:
+            groups.append([column])
+    return [*out, *(_joined(group) for group in groups)]
+
+
+def _release_free(column: Column) -> tuple[str, ...]:
+    """What a column says with its own Pi release's number taken out (a premise names the release it ran on)."""
+    version = column.backends[0].removeprefix("pi@")
+    fields = (column.expected, column.observed, column.premise)
+    return (column.verdict, *(text.replace(f"Pi {version}", "Pi {release}") for text in fields))
+
+
+def _joined(group: list[Column]) -> Column:
+    if len(group) == 1:
+        return group[0]
+    releases = sorted((c.backends[0] for c in group), key=release_key)
+    span = f"Pi {releases[0].removeprefix('pi@')}–{releases[-1].removeprefix('pi@')}"
+    verdict, expected, observed, premise = (text.replace("Pi {release}", span) for text in _release_free(group[0]))
+    backends = tuple(backend for c in group for backend in c.backends)
+    runs = tuple(run for c in group for run in c.runs)
+    return Column(backends, verdict, expected, observed, premise, runs=runs)
 
 
 def what_it_does(view: ExperimentView) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from pinb.chapters.card import release_key
 from pinb.chapters.display import Shown, code, table_html
 from pinb.claims import Claim
 
@@ -27,7 +28,8 @@ WORDS = 14
 class MapRow:
     claim_id: str
     sentence: str
-    #: `pi@1.6.0 CONTRADICTED`, one per backend with a recorded run, in the snapshot's order.
+    #: `standin OBSERVED`, `pi@1.5.0–1.6.0 CONTRADICTED`: each backend with a recorded run, consecutive Pi releases
+    #: with the same verdict joined, oldest first.
     verdicts: tuple[str, ...]
     #: The observation of the first contradicting (or else disagreeing) backend.
     observation: str
@@ -55,13 +57,30 @@ def map_rows(claims: Sequence[Claim], recorded: Mapping[str, Sequence[Mapping[st
         shown = next((e for e in entries if verdict_of(e) == "CONTRADICTED"), None) or next(
             e for e in entries if verdict_of(e) in DECIDED and verdict_of(e) != "OBSERVED"
         )
-        verdicts = tuple(
-            f"{e['backend']} {verdict_of(e)}" + (" (stale)" if str(e.get("status", "")).startswith("STALE") else "")
-            for e in entries
-        )
+        verdicts = backend_verdicts(entries)
         observation = f"{shown['backend']}: {' '.join(str(shown.get('evidence', '')).split())}"
         rows.append(MapRow(spec.id, few_words(spec), verdicts, observation))
     return rows
+
+
+def backend_verdicts(entries: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """Each recorded backend's verdict; consecutive Pi releases with the same verdict share one line."""
+    labelled = [
+        (str(e["backend"]), verdict_of(e) + (" (stale)" if str(e.get("status", "")).startswith("STALE") else ""))
+        for e in entries
+    ]
+    releases = sorted((item for item in labelled if item[0].startswith("pi@")), key=lambda item: release_key(item[0]))
+    spans: list[tuple[str, str, str]] = []
+    for backend, verdict in releases:
+        if spans and spans[-1][2] == verdict:
+            spans[-1] = (spans[-1][0], backend, verdict)
+        else:
+            spans.append((backend, backend, verdict))
+    joined = [
+        f"{first if first == last else first + '–' + last.removeprefix('pi@')} {verdict}"
+        for first, last, verdict in spans
+    ]
+    return (*(f"{b} {v}" for b, v in labelled if not b.startswith("pi@")), *joined)
 
 
 def rest_line(claims: Sequence[Claim], recorded: Mapping[str, Sequence[Mapping[str, Any]]], shown: int) -> str:
@@ -107,4 +126,4 @@ def show_findings(chapter_id: str, recorded: Mapping[str, Sequence[Mapping[str, 
     return findings_map(registry.folder(chapter_id).ledger.claims, recorded)
 
 
-__all__ = ["MapRow", "findings_map", "map_rows", "rest_line", "show_findings", "verdict_of"]
+__all__ = ["MapRow", "backend_verdicts", "findings_map", "map_rows", "rest_line", "show_findings", "verdict_of"]

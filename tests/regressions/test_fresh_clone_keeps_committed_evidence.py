@@ -24,13 +24,30 @@ LEDGER_FILES = ("README.md", "reports", "src/pinb/recorded")
 pytestmark = pytest.mark.kernel
 
 
+def _committed(folder: str) -> list[str] | None:
+    """The files of ``folder`` git tracks (None outside a git checkout): the runs a user's own main job recorded
+    beside the committed ones, without the book, are not what a fresh clone has."""
+    try:
+        listed = subprocess.run(
+            ["git", "-C", str(REPO), "ls-files", "-z", "--", folder], capture_output=True, check=True, timeout=60
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return [name for name in listed.stdout.decode().split("\0") if name]
+
+
 def _clone(tmp_path: Path) -> Path:
-    """The checkout's files the main job reads and writes, in a folder with no book beside it."""
+    """The checkout's committed files the main job reads and writes, in a folder with no book beside it."""
     clone = tmp_path / "pinb"
     for name in COPIED:
         source, target = REPO / name, clone / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_dir():
+        tracked = _committed(name) if source.is_dir() else None
+        if tracked:
+            for file in tracked:
+                (clone / file).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(REPO / file, clone / file)
+        elif source.is_dir():
             shutil.copytree(source, target)
         else:
             shutil.copy2(source, target)

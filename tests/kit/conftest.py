@@ -23,6 +23,8 @@ from .sample_registry import chapters
 REGISTRY = f"{chapters.__module__}:chapters"
 HERE = Path(__file__).resolve().parent
 NOTEBOOKS = HERE / "notebooks"
+#: The `pinb` fixture: the CLI called in this process.
+Pinb = Callable[..., tuple[int, str, str]]
 
 ENV = Environment(
     python="3.11.7",
@@ -91,6 +93,25 @@ def executed_notebook(
     }
     nb = {"cells": cells, "metadata": {"papermill": papermill}, "nbformat": 4, "nbformat_minor": 5}
     return json.dumps(nb, indent=1).encode("utf-8")
+
+
+@pytest.fixture
+def pinb(project: Project, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Pinb:
+    """The CLI in this process, against ``project`` and the sample chapters: ``(exit code, stdout, stderr)``."""
+    monkeypatch.setenv("PINB_REGISTRY", REGISTRY)
+    monkeypatch.setenv("PINB_ROOT", str(project.root))
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        from pinb.cli import main
+
+        try:
+            code = main(list(argv))
+        except SystemExit as exc:  # argparse's usage errors
+            code = int(exc.code or 0)
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
 
 
 @pytest.fixture

@@ -8,27 +8,7 @@ import json
 
 import pytest
 
-from pinb.kit.project import Project
-
-from .conftest import REGISTRY, RecordRun
-
-
-@pytest.fixture
-def pinb(project: Project, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
-    monkeypatch.setenv("PINB_REGISTRY", REGISTRY)
-    monkeypatch.setenv("PINB_ROOT", str(project.root))
-
-    def run(*argv: str) -> tuple[int, str, str]:
-        from pinb.cli import main
-
-        try:
-            code = main(list(argv))
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
+from .conftest import RecordRun
 
 
 @pytest.fixture

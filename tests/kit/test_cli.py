@@ -7,26 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pinb.cli import main
 from pinb.kit.project import Project
 
-from .conftest import REGISTRY, RecordRun
-
-
-@pytest.fixture
-def pinb(project: Project, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
-    monkeypatch.setenv("PINB_REGISTRY", REGISTRY)
-    monkeypatch.setenv("PINB_ROOT", str(project.root))
-
-    def run(*argv: str) -> tuple[int, str, str]:
-        try:
-            code = main(list(argv))
-        except SystemExit as exc:  # argparse's usage errors
-            code = int(exc.code or 0)
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
+from .conftest import RecordRun
 
 
 def _runs_untouched(project: Project) -> bool:

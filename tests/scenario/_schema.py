@@ -26,3 +26,21 @@ def pinb_schema() -> dict[str, Any]:
 def contract_schema() -> dict[str, Any]:
     result: dict[str, Any] = json.loads(SHARED_SCHEMA.read_text(encoding="utf-8"))
     return result
+
+
+def app_document(scenario_id: str, **fields: Any) -> dict[str, Any]:
+    """A small valid layer-app scenario (one prompt, one scripted reply) with ``fields`` set over it."""
+    base: dict[str, Any] = {
+        "id": scenario_id,
+        "layer": "app",
+        "prompt": "Hello.",
+        "responses": [{"content": [{"type": "text", "text": "Hi."}]}],
+    }
+    return {**base, **fields}
+
+
+def schema_errors(document: dict[str, Any]) -> list[str]:
+    """What the committed schema says is wrong with ``document`` (nothing: it validates)."""
+    import jsonschema
+
+    return [error.message for error in jsonschema.Draft202012Validator(pinb_schema()).iter_errors(document)]

@@ -6,7 +6,6 @@ scenario for each field); these tests pin the grammar and a few behaviours that 
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
@@ -15,18 +14,11 @@ from pinb.errors import ScenarioError
 from pinb.scenario.model import parse_scenario
 from pinb.scenario.standin import run_on_standin
 
-from ._schema import pinb_schema
-
-BASE: dict[str, Any] = {
-    "id": "app-fields",
-    "layer": "app",
-    "prompt": "Hello.",
-    "responses": [{"content": [{"type": "text", "text": "Hi."}]}],
-}
+from ._schema import app_document, schema_errors
 
 
 def _with(**fields: Any) -> dict[str, Any]:
-    return {**copy.deepcopy(BASE), **fields}
+    return app_document("app-fields", **fields)
 
 
 def _handler(event: str, action: dict[str, Any]) -> dict[str, Any]:
@@ -92,14 +84,12 @@ def test_invalid_documents_are_one_line_errors(doc: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize(("doc", "valid"), [(d, True) for d in VALID] + [(d, False) for d in INVALID])
 def test_the_schema_agrees_with_the_model(doc: dict[str, Any], valid: bool) -> None:
-    import jsonschema
-
-    errors = list(jsonschema.Draft202012Validator(pinb_schema()).iter_errors(doc))
-    assert (errors == []) == valid, [e.message for e in errors]
+    errors = schema_errors(doc)
+    assert (errors == []) == valid, errors
 
 
 def test_a_scenario_without_the_new_fields_writes_no_new_lines() -> None:
-    lines = run_on_standin(parse_scenario(BASE))
+    lines = run_on_standin(parse_scenario(_with()))
     assert not {line["source"] for line in lines} & {"request", "tree"}
 
 

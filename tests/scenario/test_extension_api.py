@@ -9,7 +9,6 @@ is named here, and the grammar's rules.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
@@ -18,6 +17,8 @@ from pinb.errors import ScenarioError
 from pinb.scenario.corpus import corpus_dir, read_recorded
 from pinb.scenario.model import load_scenario, parse_scenario
 from pinb.scenario.standin import run_on_standin
+
+from ._schema import app_document
 
 NEW = (
     "app-extension-api-messages",
@@ -188,16 +189,8 @@ def test_occurrences_limit_the_action_to_the_listed_invocations() -> None:
     assert appended.count("mark") == 1
 
 
-BASE: dict[str, Any] = {
-    "id": "api",
-    "layer": "app",
-    "prompt": "Hello.",
-    "responses": [{"content": [{"type": "text", "text": "Hi."}]}],
-}
-
-
 def _with(**fields: Any) -> dict[str, Any]:
-    return {**copy.deepcopy(BASE), **fields}
+    return app_document("api", **fields)
 
 
 def _ext(*handlers: dict[str, Any], commands: tuple[dict[str, Any], ...] = ()) -> list[dict[str, Any]]:

@@ -356,13 +356,13 @@ def test_the_comparison_catches_a_reload_that_keeps_the_old_handlers(monkeypatch
 
 
 def test_the_comparison_catches_a_replacement_without_session_shutdown(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pinb.app.session_runtime import AgentSessionRuntime
+    from pinb.app.session import AgentSession
 
-    async def dispose_only(self: Any, reason: str, target: str | None) -> None:
-        self.session.dispose()
+    async def dispose_only(self: Any, reason: str = "quit", target_session_file: str | None = None) -> None:
+        self.dispose()
 
-    assert _differs_under(monkeypatch, "app-new-session-fork", AgentSessionRuntime, "_teardown", dispose_only)
-    assert _differs_under(monkeypatch, "app-resume", AgentSessionRuntime, "_teardown", dispose_only)
+    assert _differs_under(monkeypatch, "app-new-session-fork", AgentSession, "shutdown", dispose_only)
+    assert _differs_under(monkeypatch, "app-resume", AgentSession, "shutdown", dispose_only)
 
 
 def test_a_session_before_tree_handler_replaces_the_instructions_and_the_label() -> None:

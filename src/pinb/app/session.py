@@ -464,11 +464,17 @@ class AgentSession(
             if not waiter.done():
                 waiter.set_result(None)
 
-    async def shutdown(self, reason: Literal["quit", "reload", "new", "resume", "fork"] = "quit") -> None:
-        """What Pi's runtime does on exit: abort, emit ``session_shutdown`` (if anyone listens), dispose."""
+    async def shutdown(
+        self,
+        reason: Literal["quit", "reload", "new", "resume", "fork"] = "quit",
+        target_session_file: str | None = None,
+    ) -> None:
+        """What Pi's runtime does on exit or before replacing the session: abort (so an active response is settled
+        and persisted first), emit ``session_shutdown`` (if anyone listens), dispose."""
         await self.abort()
         if self.extension_runner.has_handlers("session_shutdown"):
-            await self.extension_runner.emit(ev.SessionShutdownEvent(reason=reason))
+            event = ev.SessionShutdownEvent(reason=reason, target_session_file=target_session_file)
+            await self.extension_runner.emit(event)
         self.dispose()
 
     async def reload(self) -> None:

@@ -62,15 +62,6 @@ class AgentSessionRuntime:
         result = await runner.emit(ev.SessionBeforeForkEvent(entry_id=entry_id, position=position))  # type: ignore[arg-type]
         return bool(result is not None and getattr(result, "cancel", None) is True)
 
-    async def _teardown(self, reason: str, target_session_file: str | None) -> None:
-        # Settle an active response first, so the aborted turn is persisted to the outgoing session.
-        session = self._session
-        await session.abort()
-        if session.extension_runner.has_handlers("session_shutdown"):
-            event = ev.SessionShutdownEvent(reason=reason, target_session_file=target_session_file)  # type: ignore[arg-type]
-            await session.extension_runner.emit(event)
-        session.dispose()
-
     async def _replace(self, manager: SessionManager, reason: str, previous: str | None) -> None:
         event = ev.SessionStartEvent(reason=reason, previous_session_file=previous)  # type: ignore[arg-type]
         self._session = await self._create_runtime(manager, event)
@@ -81,7 +72,7 @@ class AgentSessionRuntime:
             return ReplacementResult(cancelled=True)
         previous = self.session_file
         manager = SessionManager(self._session.cwd)
-        await self._teardown("new", None)
+        await self._session.shutdown("new")
         self.session_file = None
         await self._replace(manager, "new", previous)
         return ReplacementResult(cancelled=False)
@@ -106,7 +97,7 @@ class AgentSessionRuntime:
             target = selected.parent_id
             selected_text = message_text(selected.message) or ""
         previous = self.session_file
-        await self._teardown("fork", None)
+        await self._session.shutdown("fork")
         if target is None:
             manager = SessionManager(self._session.cwd, parent_session=previous)
         else:
@@ -119,7 +110,7 @@ class AgentSessionRuntime:
         if await self._before_switch("resume", session_file):
             return ReplacementResult(cancelled=True)
         previous = self.session_file
-        await self._teardown("resume", session_file)
+        await self._session.shutdown("resume", session_file)
         self.session_file = session_file
         await self._replace(manager, "resume", previous)
         return ReplacementResult(cancelled=False)

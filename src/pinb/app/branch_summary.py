@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from pinb.ai.transcript import content_text
-from pinb.app.compaction_summary import SummaryRetryCallbacks, _complete, serialize_conversation
+from pinb.app.compaction_summary import SummaryRetryCallbacks, _checked_text, _complete, serialize_conversation
 from pinb.app.session_compaction import FileOperations, estimate_tokens, format_file_operations
 from pinb.app.session_context import _project
 from pinb.app.session_file import parse_iso_ms
@@ -154,19 +153,13 @@ async def generate_branch_summary(
     response = await _complete(prompt_text, stream_fn, model, options, retry, callbacks or SummaryRetryCallbacks())
     if response.stop_reason == "aborted":
         return BranchSummaryResult(aborted=True)
-    if response.stop_reason == "error":
-        return BranchSummaryResult(error=f"Branch summarization failed: {response.error_message or 'Unknown error'}")
-    if response.stop_reason == "length":
-        return BranchSummaryResult(
-            error="Branch summarization failed: generation hit the token cap and the summary is incomplete"
-        )
-    if any(getattr(block, "type", None) == "toolCall" for block in response.content):
-        return BranchSummaryResult(error="Branch summarization attempted to call a tool")
+    try:
+        text = _checked_text(response, "Branch summarization")
+    except RuntimeError as error:
+        return BranchSummaryResult(error=str(error))
     read_files, modified_files = file_ops.file_lists()
-    summary = BRANCH_SUMMARY_PREAMBLE + content_text(response.content)
-    summary += format_file_operations(read_files, modified_files)
     return BranchSummaryResult(
-        summary=summary or "No summary generated",
+        summary=BRANCH_SUMMARY_PREAMBLE + text + format_file_operations(read_files, modified_files),
         read_files=tuple(read_files),
         modified_files=tuple(modified_files),
         usage=response.usage,

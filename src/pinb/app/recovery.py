@@ -205,14 +205,15 @@ class RecoveryMixin:
         ):
             await self._run_auto_compaction("threshold", False)
 
-    def _summary_callbacks(self, reason: str) -> SummaryRetryCallbacks:
+    def _summary_callbacks(self, reason: str | None, source: str = "compaction") -> SummaryRetryCallbacks:
+        """The summarisation retry events of a compaction (with its reason) or a branch summary (none)."""
         return SummaryRetryCallbacks(
             scheduled=lambda attempt, max_attempts, delay, error: self._emit(
                 SummarizationRetryScheduledEvent(
                     attempt=attempt, max_attempts=max_attempts, delay_ms=delay, error_message=error
                 )
             ),
-            attempt_start=lambda: self._emit(SummarizationRetryAttemptStartEvent(source="compaction", reason=reason)),
+            attempt_start=lambda: self._emit(SummarizationRetryAttemptStartEvent(source=source, reason=reason)),
             finished=lambda: self._emit(SummarizationRetryFinishedEvent()),
         )
 

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from pinb.ai.abort import AbortController
 from pinb.ai.types import message_text
 from pinb.app.branch_summary import BranchSummaryResult, generate_branch_summary
-from pinb.app.compaction_summary import SummaryRetryCallbacks
 from pinb.app.extensions import events as ev
 from pinb.app.session_tree import collect_entries_for_branch_summary
 from pinb.errors import UsageError
@@ -62,6 +61,7 @@ class NavigationMixin:
         @property
         def is_compacting(self) -> bool: ...
         def _refresh_finalized_context(self) -> None: ...
+        def _summary_callbacks(self, reason: str | None, source: str = ...) -> Any: ...
 
     async def navigate_tree(
         self,
@@ -157,33 +157,18 @@ class NavigationMixin:
     ) -> BranchSummaryResult:
         """Pi's ``generateBranchSummary`` with the session's model, thinking level, stream function and retry
         settings (``branchSummary.reserveTokens`` at Pi's default)."""
-        from pinb.app.recovery import (
-            SummarizationRetryAttemptStartEvent,
-            SummarizationRetryFinishedEvent,
-            SummarizationRetryScheduledEvent,
-        )
-
         model = self.model
         options: dict[str, Any] = {"signal": AbortController().signal}
         level = self.agent.state.thinking_level
         if getattr(model, "reasoning", False) and level and level != "off":
             options["reasoning"] = level
-        callbacks = SummaryRetryCallbacks(
-            scheduled=lambda attempt, most, delay, error: self._emit(
-                SummarizationRetryScheduledEvent(
-                    attempt=attempt, max_attempts=most, delay_ms=delay, error_message=error
-                )
-            ),
-            attempt_start=lambda: self._emit(SummarizationRetryAttemptStartEvent(source="branchSummary")),
-            finished=lambda: self._emit(SummarizationRetryFinishedEvent()),
-        )
         return await generate_branch_summary(
             entries,
             stream_fn=self.agent.stream_fn,
             model=model,
             options=options,
             retry=self.retry_settings,
-            callbacks=callbacks,
+            callbacks=self._summary_callbacks(None, source="branchSummary"),
             custom_instructions=custom_instructions,
             replace_instructions=replace_instructions,
         )

@@ -142,6 +142,12 @@ def _key(key: object) -> str:
 _SAFE_INTEGER: Final = 2**53
 
 
+def _array(value: Sequence[Any], indent: str, level: int) -> str:
+    inner = indent * (level + 1)
+    parts = [inner + (_stringify(item, indent, level + 1, in_array=True) or "null") for item in value]
+    return _wrap("[", parts, "]", indent, level)
+
+
 def _stringify(value: Any, indent: str, level: int, in_array: bool) -> str | None:
     # The plain JSON types first, by exact type (most of what a session holds); the general path below them.
     kind = type(value)
@@ -152,9 +158,7 @@ def _stringify(value: Any, indent: str, level: int, in_array: bool) -> str | Non
     if kind is dict:
         return _object(value, indent, level)
     if kind is list:
-        inner = indent * (level + 1)
-        parts = [inner + (_stringify(item, indent, level + 1, in_array=True) or "null") for item in value]
-        return _wrap("[", parts, "]", indent, level)
+        return _array(value, indent, level)
     if value is UNDEFINED or callable(value):
         return "null" if in_array else None
     if value is None:
@@ -167,12 +171,10 @@ def _stringify(value: Any, indent: str, level: int, in_array: bool) -> str | Non
         return js_number(value)
     if isinstance(value, str):
         return _quote(value)
-    inner = indent * (level + 1)
     if isinstance(value, Mapping):
         return _object(value, indent, level)
     if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
-        parts = [inner + (_stringify(item, indent, level + 1, in_array=True) or "null") for item in value]
-        return _wrap("[", parts, "]", indent, level)
+        return _array(value, indent, level)
     dump = getattr(value, "model_dump", None)
     if dump is not None:  # a pydantic model: its JSON form, Pi's camelCase keys
         return _stringify(dump(mode="json", by_alias=True, exclude_none=True), indent, level, in_array)

@@ -102,6 +102,8 @@ def _get(obj: Any, key: str, attr: str | None = None) -> Any:
 class _HandlerState:
     def __init__(self) -> None:
         self.invocations = 0
+        #: A command's arguments while it runs (``{args}`` in a message text); None for an event handler.
+        self.args: str | None = None
 
 
 def make_action(action: Any, unsubscribers: dict[str, Callable[[], Any]], state: _HandlerState, pi: Any = None) -> Act:
@@ -286,7 +288,7 @@ def api_action(action: Any, state: _HandlerState, pi: Any) -> Act:
     match action:
         case AppendEntryAction():
 
-            def append(_event: Any, _ctx: Any, _args: str | None = None) -> Any:
+            def append(_event: Any, _ctx: Any) -> Any:
                 if due():
                     pi.append_entry(action.custom_type, copy.deepcopy(action.data))
                 return None
@@ -294,11 +296,11 @@ def api_action(action: Any, state: _HandlerState, pi: Any) -> Act:
             return append
         case SendMessageAction():
 
-            def send(_event: Any, _ctx: Any, args: str | None = None) -> Any:
+            def send(_event: Any, _ctx: Any) -> Any:
                 if due():
                     message: dict[str, Any] = {
                         "customType": action.custom_type,
-                        "content": _with_args(action.content, args),
+                        "content": _with_args(action.content, state.args),
                         "display": action.display,
                     }
                     if "details" in action.model_fields_set:
@@ -309,10 +311,10 @@ def api_action(action: Any, state: _HandlerState, pi: Any) -> Act:
             return send
         case SendUserMessageAction():
 
-            def send_user(_event: Any, _ctx: Any, args: str | None = None) -> Any:
+            def send_user(_event: Any, _ctx: Any) -> Any:
                 if due():
                     pi.send_user_message(
-                        _with_args(action.text, args),
+                        _with_args(action.text, state.args),
                         deliver_as=action.deliver_as,
                         expand_prompt_templates=bool(action.expand_prompt_templates),
                     )
@@ -321,7 +323,7 @@ def api_action(action: Any, state: _HandlerState, pi: Any) -> Act:
             return send_user
         case SetModelAction():
 
-            async def set_model(_event: Any, ctx: Any, _args: str | None = None) -> Any:
+            async def set_model(_event: Any, ctx: Any) -> Any:
                 if due():
                     model = ctx.model_registry.find("faux", action.model)
                     if model is None:
@@ -430,20 +432,17 @@ def _register(
         unsubscribers[handler.label] = unsubscribe
 
 
-API_ACTIONS = (AppendEntryAction, SendMessageAction, SendUserMessageAction, SetModelAction)
-
-
 def register_command(pi: ExtensionAPI, extension_name: str, command: Command, writer: TraceWriter) -> None:
     """``extensions[].commands[]``: ``pi.registerCommand(name, …)`` whose handler performs the command's action and
     writes one ``ext`` line ``command`` (``{args}`` in a message text is the command's arguments)."""
     state = _HandlerState()
     act = make_action(command.action, {}, state, pi)
-    takes_args = isinstance(command.action, API_ACTIONS)
 
     async def run(args: str, ctx: Any) -> None:
         state.invocations += 1
+        state.args = args
         try:
-            result = act({}, ctx, args) if takes_args else act({}, ctx)  # type: ignore[call-arg]
+            result = act({}, ctx)
             if asyncio.iscoroutine(result):
                 result = await result
         except Exception as exc:
@@ -504,21 +503,19 @@ async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
         update = {"id": model_settings.id or faux.model.id, "reasoning": bool(model_settings.reasoning)}
         faux.model = faux.model.model_copy(update=update)
     others = other_models(scenario, faux)
-    session_box: list[AgentSession] = []
+    session: Any = None
     if scenario.observe is not None and scenario.observe.requests:
         previous = faux.on_request
 
         def on_request(request: Any) -> None:
             if previous is not None:
                 previous(request)
-            request_line(writer, request, session_box[0] if session_box else None)
+            request_line(writer, request, session)
 
         faux.on_request = on_request
     extensions = [(ext.name, inline_extension(ext, writer, unsubscribers)) for ext in scenario.extensions]
     project = scenario.project
     cwd = project_cwd(project)
-
-    session: Any = None
 
     async def start_session(manager: SessionManager | None = None, start: SessionStartEvent | None = None) -> Any:
         # One session built, bound and listened to, as the runner's startSession builds it; the runtime's
@@ -562,7 +559,6 @@ async def run_app_layer(scenario: Scenario, writer: TraceWriter) -> None:
             if tool.prompt_guidelines is not None:
                 options.tool_guidelines[tool.name] = list(tool.prompt_guidelines)
         session = created
-        session_box[:] = [created]
         await created.bind_extensions(
             ui=ScriptedUI(confirm=ui.confirm, on_call=lambda call: _record_dialog(writer, call)) if ui.has_ui else None,
             on_error=on_error,

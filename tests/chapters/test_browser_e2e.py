@@ -191,7 +191,7 @@ def test_a_reader_runs_all(lab_root: str, notebook: str, tmp_path: Path) -> None
         try:
             page = browser.new_page(viewport=SCREEN)
             _run_all(page, lab_root.format(notebook=notebook), sync_api)
-            # the last cell, run.summary(), prints the chapter's counts once every cell before it has run
+            # the last cell, cards.summary(), prints the chapter's counts once every cell before it has run
             page.get_by_text(f"{chapter} on standin:").first.wait_for(state="attached", timeout=420_000)
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'], .jp-mod-idle", timeout=60_000)
             height = page.evaluate(

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pinb.chapters import registry, views
+from pinb.chapters.card import Cards
 from pinb.chapters.display import Shown
 from pinb.chapters.experiments import ChapterRun
 
@@ -83,12 +84,12 @@ def test_outputs_carry_their_own_plain_text_and_the_timeline_as_svg() -> None:
     timeline = views.display_timeline(guard_trace(), title="guard")
     bundle = timeline._repr_mimebundle_()
     assert bundle["image/svg+xml"].startswith("<svg xmlns=") and bundle["text/plain"].startswith("guard (")
-    for shown in (timeline, views.display_requests(guard_trace()), ChapterRun("pi-16-chapter").summary()):
+    for shown in (timeline, views.display_requests(guard_trace()), Cards(ChapterRun("pi-16-chapter")).summary()):
         assert isinstance(shown, Shown) and "object at" not in shown.text and "IPython" not in shown.text
 
 
 def test_tables_are_left_aligned_cell_by_cell() -> None:
-    html = ChapterRun("pi-16-chapter").summary().html or ""
+    html = Cards(ChapterRun("pi-16-chapter")).summary().html or ""
     cells = re.findall(r"<t[dh] style=\"([^\"]*)\"", html)
     assert cells and all("text-align:left" in style for style in cells)
     assert '<code style="white-space:nowrap">pi-16.guard.blocks-before-body</code>' in html

@@ -19,7 +19,7 @@ from html import escape
 from typing import Any
 
 from pinb.chapters.diagram import diagram_lines, is_sequence_diagram, mermaid_block
-from pinb.chapters.display import CELL_STYLE, Shown, cell, code
+from pinb.chapters.display import CELL_STYLE, Shown, cell, code, table_html
 from pinb.chapters.experiment_view import ExperimentView, scenario_rows
 from pinb.claims import CLAIM_MIME, Claim, ClaimOutcome, printable
 from pinb.scenario.trace import dumps_jsonl
@@ -485,15 +485,12 @@ class Cards:
             print(f"  {row['status']}: {row['claim']}: {row['why']}")
 
         def table(chosen: list[dict[str, str]]) -> str:
-            body = "".join(
-                f"<tr>{cell(code(r['claim']))}{cell(_verdict_html(Column((run.label,), r['status'])))}"
-                f"{cell(escape(_clip(r['why'], 200)))}</tr>"
-                for r in chosen
-            )
-            headers = "".join(cell(h, header=True) for h in ("claim", "verdict", "observed / why unrun"))
-            return (
-                "<table class='pinb-table' style='border-collapse:collapse;margin:4px 0'>"
-                f"<thead><tr>{headers}</tr></thead><tbody>{body}</tbody></table>"
+            return table_html(
+                ("claim", "verdict", "observed / why unrun"),
+                (
+                    (code(r["claim"]), _verdict_html(Column((run.label,), r["status"])), escape(_clip(r["why"], 200)))
+                    for r in chosen
+                ),
             )
 
         shown = table(flagged) if flagged else "<div>No claim was contradicted, raised or left unexercised.</div>"

@@ -339,25 +339,6 @@ class ChapterRun:
             rows.append({"claim": claim.id, "kind": claim.kind, "status": status, "why": why})
         return rows
 
-    def summary(self) -> Any:
-        from pinb.claims import VERDICTS
-
-        rows = self.summary_rows()
-        counts: dict[str, int] = {}
-        for row in rows:
-            verdict = "OBSERVED (partial)" if row["status"].startswith("OBSERVED (partial") else row["status"]
-            counts[verdict] = counts.get(verdict, 0) + 1
-        order = ("OBSERVED", "OBSERVED (partial)", *VERDICTS[1:])
-        print(f"{self.chapter_id} on {self.label}: " + ", ".join(f"{counts[v]} {v}" for v in order if v in counts))
-        for row in rows:
-            if row["status"] in ("CONTRADICTED", "ERROR"):
-                print(f"  {row['status']}: {row['claim']}: {row['why']}")
-        table = table_html(
-            ("claim", "kind", "status", "observed / why unrun"),
-            ((code(r["claim"]), r["kind"], escape(r["status"]), escape(r["why"])) for r in rows),
-        )
-        return Shown(f"{len(rows)} claims (table)", html=table)
-
 
 def _show_timeline(trace: Trace, name: str) -> None:
     from IPython.display import display

@@ -363,15 +363,10 @@ def _every_release(project: Project, chapters: list[str]) -> tuple[tuple[str, ..
                 f"pinb: pi@{version}: UNRUN: not installed (pinb reference install --pi-version {version})",
                 file=sys.stderr,
             )
-    layers = _claim_layers()
     skip: dict[tuple[str, str], str] = {}
     for chapter in project.select(chapters):
         needed = sorted(
-            {
-                layers.get(claim.id, "app")
-                for claim in chapter.claims
-                if claim.kind == "runnable" and "pi" in claim.backends
-            }
+            {str(claim.layer) for claim in chapter.claims if claim.kind == "runnable" and "pi" in claim.backends}
         )
         for version in installed:
             backend = Backend("pi", version)
@@ -380,15 +375,6 @@ def _every_release(project: Project, chapters: list[str]) -> tuple[tuple[str, ..
                 skip[chapter.id, backend.label] = answers[0][1]
                 print(f"pinb: {chapter.id} on {backend.label}: UNRUN: {answers[0][1]}", file=sys.stderr)
     return tuple(installed), skip
-
-
-def _claim_layers() -> dict[str, str]:
-    """Each claim's layer as its ledger states it (agent, app or package)."""
-    try:
-        from pinb.chapters.registry import folders
-    except ImportError:
-        return {}
-    return {claim.id: str(claim.layer) for found in folders().values() for claim in found.ledger.claims}
 
 
 def _shown(project: Project, path: Path) -> str:

@@ -84,13 +84,11 @@ def _project_copy() -> Path:
 
 
 def _book() -> dict[str, str]:
-    """The book beside the repository (`[tool.pinb] book`), so the copy's runs read the same chapter texts."""
-    import tomllib
+    """The book the repository names (`PINB_BOOK`, else `[tool.pinb] book`), so the copy's runs read the same
+    chapter texts."""
+    from pinb.chapters.book import book_dir
 
-    if os.environ.get("PINB_BOOK"):
-        return {}
-    book = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8")).get("tool", {}).get("pinb", {})
-    folder = (REPO / book["book"]).resolve() if "book" in book else None
+    folder = book_dir(REPO)
     return {"PINB_BOOK": str(folder)} if folder is not None and folder.is_dir() else {}
 
 

@@ -6,7 +6,8 @@ Makes two throw-away copies of the project: the current working tree (its tracke
 files, so uncommitted edits count; with `--current REV`, that commit's tree instead) and the tree of commit
 `--base` (`git archive`; default a079fb5, the verify of before claims became properties). Then runs, as whole
 processes and alternating (base, current, base, current, …), `python -m pinb.cli verify --backend standin --force
---jobs 2 --no-progress` in each copy, and prints each figure (wall time, and the CPU time of the process and its
+--jobs 2 --no-progress` in each copy, each run from the copy's run store as it was before the first (so each
+does the same work), and prints each figure (wall time, and the CPU time of the process and its
 kernels), the medians and their ratios (target: current ≤ 1.5 × base), with the machine's load average before and
 after. On a shared machine the CPU time is the steadier figure. Each copy runs its own source tree
 (`PYTHONPATH=<copy>/src`, ahead of the installed pinb) with this interpreter's packages, and its own run store: the
@@ -82,12 +83,38 @@ def cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def verify(copy: Path, jobs: int, book: str | None) -> tuple[float, float]:
-    """Wall and CPU seconds of one `pinb verify --backend standin --force` process in `copy` (exit 0, or 1: a
-    finding)."""
+def environment(copy: Path, book: str | None) -> dict[str, str]:
     env = os.environ | {"PINB_ROOT": str(copy), "PYTHONPATH": str(copy / "src")}
     if book is not None:
         env["PINB_BOOK"] = book
+    return env
+
+
+def keep_store(copy: Path, book: str | None) -> Path:
+    """The copy's run store and reports as they are before any timed run, its runs verified once (`pinb status`
+    writes the store's verification cache, as an author's earlier command would have): each timed verify starts
+    from this state, so every run of a copy does the same work (else each run would list the runs before it)."""
+    subprocess.run(
+        [sys.executable, "-m", "pinb.cli", "status"], cwd=copy, env=environment(copy, book), capture_output=True
+    )
+    kept = copy.with_name(f"{copy.name}-kept")
+    for folder in ("runs", "reports"):
+        if (copy / folder).is_dir():
+            shutil.copytree(copy / folder, kept / folder, symlinks=True)
+    return kept
+
+
+def restore_store(copy: Path, kept: Path) -> None:
+    for folder in ("runs", "reports"):
+        shutil.rmtree(copy / folder, ignore_errors=True)
+        if (kept / folder).is_dir():
+            shutil.copytree(kept / folder, copy / folder, symlinks=True)
+
+
+def verify(copy: Path, jobs: int, book: str | None) -> tuple[float, float]:
+    """Wall and CPU seconds of one `pinb verify --backend standin --force` process in `copy` (exit 0, or 1: a
+    finding)."""
+    env = environment(copy, book)
     argv = [sys.executable, "-m", "pinb.cli", "verify", "--backend", "standin", "--force", "--jobs", str(jobs)]
     began, began_cpu = time.perf_counter(), cpu()
     done = subprocess.run([*argv, "--no-progress"], cwd=copy, env=env, capture_output=True, text=True, check=False)
@@ -116,11 +143,13 @@ def main() -> int:
             copy_current(current)
         book = book_dir()
         print(f"book texts: {book or 'not available (claims that need them stay UNRUN on both sides)'}")
-        verify(base, args.jobs, book)  # warm-up: byte-compiled sources, kernel spec caches
-        verify(current, args.jobs, book)
+        kept = {copy: keep_store(copy, book) for copy in (base, current)}
+        for copy in (base, current):  # warm-up: byte-compiled sources, kernel spec caches
+            verify(copy, args.jobs, book)
         figures: dict[str, list[tuple[float, float]]] = {"base": [], "current": []}
         for n in range(1, args.repeat + 1):
             for name, copy in (("base", base), ("current", current)):
+                restore_store(copy, kept[copy])
                 wall, used = verify(copy, args.jobs, book)
                 figures[name].append((wall, used))
                 print(f"  {n}: {name:8} wall {wall:6.2f} s, CPU {used:6.2f} s  (load {load()})", flush=True)

@@ -24,10 +24,27 @@ def _parse(scenario: Mapping[str, Any]) -> Any:
     return parse_scenario(dict(scenario), source=str(scenario.get("id", "scenario")))
 
 
+#: The stand-in's traces in this process, by the faults switched on and the scenario's exact text: a generated
+#: witness that two claims draw alike runs once. At most `_STANDIN_KEPT` are kept (the oldest go first).
+_standin_traces: dict[tuple[frozenset[str], str], str] = {}
+_standin_traces_lock = threading.Lock()
+_STANDIN_KEPT = 4096
+
+
 def run_standin_sync(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
+    from pinb import _faults
     from pinb.scenario.standin import run_on_standin
 
-    return [dict(line) for line in run_on_standin(_parse(scenario))]
+    key = (_faults.ACTIVE, json.dumps(dict(scenario), ensure_ascii=False))
+    with _standin_traces_lock:
+        trace = _standin_traces.get(key)
+    if trace is None:
+        trace = json.dumps([dict(line) for line in run_on_standin(_parse(scenario))], ensure_ascii=False)
+        with _standin_traces_lock:
+            _standin_traces[key] = trace
+            while len(_standin_traces) > _STANDIN_KEPT:
+                del _standin_traces[next(iter(_standin_traces))]
+    return json.loads(trace)  # parsed afresh: a caller that edits its lines never edits the kept trace
 
 
 #: Real Pi's traces in this process, by release, trust and the scenario's exact text: a scenario that two claims

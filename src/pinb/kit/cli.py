@@ -388,7 +388,7 @@ def verify_findings(project: Project, result: VerifyResult) -> str:
     """The findings of every backend for the chapters verified; the runs this verify made are labelled so."""
     from pinb.kit.summary import findings, findings_text
 
-    runs = project.store.list().runs
+    runs = result.stored or project.store.list().runs
     live = {item.run.record.run_id for item in result.results if item.run is not None and not item.cached}
     found = []
     chapters = {item.chapter.id: item.chapter for item in result.results}  # once each, whatever its releases

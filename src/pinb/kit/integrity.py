@@ -39,6 +39,7 @@ import json
 import os
 import re
 import secrets
+import stat
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
@@ -401,15 +402,19 @@ def verification_key() -> bytes | None:
 def _digest(folder: Path) -> str | None:
     """sha256 over every entry below `folder`: its relative path, its kind, and a regular file's bytes."""
     digest = hashlib.sha256()
+    root = os.fspath(folder)
     try:
-        for directory, subdirs, files in sorted(os.walk(folder)):
-            here = Path(directory)
+        # plain strings and one lstat per entry: a run holds hundreds of traces and every listing digests them
+        for directory, subdirs, files in sorted(os.walk(root)):
+            below = os.path.relpath(directory, root)
+            prefix = "" if below == os.curdir else below.replace(os.sep, "/") + "/"
             for name in sorted([*files, *subdirs]):
-                path = here / name
-                relative = path.relative_to(folder).as_posix()
-                if path.is_symlink():
+                path = os.path.join(directory, name)
+                relative = prefix + name
+                mode = os.lstat(path).st_mode
+                if stat.S_ISLNK(mode):
                     digest.update(f"link\0{relative}\0{os.readlink(path)}\0".encode())
-                elif path.is_dir():
+                elif stat.S_ISDIR(mode):
                     digest.update(f"dir\0{relative}\0".encode())
                 else:
                     digest.update(f"file\0{relative}\0{sha256_file(path)}\0".encode())

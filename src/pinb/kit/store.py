@@ -18,16 +18,18 @@ problem, until it is repaired or removed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
 import shlex
 import shutil
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import ClassVar
 
 from pydantic import ValidationError
 
@@ -135,8 +137,24 @@ class PendingRun:
 
 
 class RunStore:
+    #: Listings kept while a store is `unchanged()`, by the store's folder and the chapter asked for.
+    _held: ClassVar[dict[Path, dict[str | None, Listing]]] = {}
+
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+
+    @contextlib.contextmanager
+    def unchanged(self) -> Iterator[None]:
+        """While nothing writes this store (a verify's runs are all written; it is concluding and rendering its
+        ledger), `list` reads and verifies the store once per chapter asked for and answers from that listing."""
+        if self.root in RunStore._held:  # already held by an enclosing block
+            yield
+            return
+        RunStore._held[self.root] = {}
+        try:
+            yield
+        finally:
+            RunStore._held.pop(self.root, None)
 
     def chapter_dir(self, chapter: str) -> Path:
         try:
@@ -182,6 +200,14 @@ class RunStore:
 
     def list(self, chapter: str | None = None) -> Listing:
         """Every readable run (oldest first), each verified against its evidence, and the problems met on the way."""
+        held = RunStore._held.get(self.root)
+        if held is None:
+            return self._list(chapter)
+        if chapter not in held:
+            held[chapter] = self._list(chapter)
+        return held[chapter]
+
+    def _list(self, chapter: str | None) -> Listing:
         listing = Listing()
         if not self.root.exists():
             return listing

@@ -88,6 +88,8 @@ class VerifyResult:
     ledger_error: str = ""
     #: Files the refresh left as committed, with why: rendered here they would be weaker (`ledger.weaker`).
     held_back: dict[Path, str] = field(default_factory=dict)
+    #: Every run of the store once this verify's are written (each verified), as its conclusion read them.
+    stored: list[StoredRun] = field(default_factory=list)
 
 
 def _refuse_edited_session(
@@ -225,22 +227,24 @@ def verify(project: Project, options: VerifyOptions) -> VerifyResult:
                 outcome.interrupted = _run_parallel(requests, project.store, by_chapter, bar, options.jobs)
         finally:
             bar.close()
-    _conclude(project, outcome)
-    if options.refresh_ledger and any(item.run is not None and not item.cached for item in results):
-        from pinb.kit import ledger
+    with project.store.unchanged():  # its runs are written: the conclusion and the ledger read them once
+        _conclude(project, outcome)
+        if options.refresh_ledger and any(item.run is not None and not item.cached for item in results):
+            from pinb.kit import ledger
 
-        try:
-            weak = ledger.weaker(project)
-            outcome.refreshed = ledger.refresh(project, keep=weak)
-            outcome.held_back = ledger.held_back(project, weak)
-        except KitError as exc:
-            outcome.ledger_error = str(exc)
+            try:
+                weak = ledger.weaker(project)
+                outcome.refreshed = ledger.refresh(project, keep=weak)
+                outcome.held_back = ledger.held_back(project, weak)
+            except KitError as exc:
+                outcome.ledger_error = str(exc)
     return outcome
 
 
 def _conclude(project: Project, outcome: VerifyResult) -> None:
     """Each chapter's status on its backend now, and whether its outcomes reproduced."""
     listing = project.store.list()
+    outcome.stored = listing.runs
     by_id = {run.record.run_id: run for run in listing.runs}
     for item in outcome.results:
         if item.run is not None:  # read back: the stored run, verified like any other

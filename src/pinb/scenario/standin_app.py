@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import time
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import Any, assert_never
@@ -454,11 +455,10 @@ def register_command(pi: ExtensionAPI, extension_name: str, command: Command, wr
 
 
 def later_than_now() -> int:
-    """A time in milliseconds strictly later than now (waits out the current millisecond)."""
+    """A time in milliseconds strictly later than now (sleeps out the rest of the current millisecond)."""
     start = now_ms()
-    now = start
-    while now <= start:
-        now = now_ms()
+    while (now := now_ms()) <= start:
+        time.sleep(max(0.0, ((start + 1) * 1_000_000 - time.time_ns()) / 1e9))
     return now
 
 

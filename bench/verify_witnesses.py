@@ -5,14 +5,15 @@
 Makes two throw-away copies of the project: the current working tree (its tracked and untracked, not ignored,
 files, so uncommitted edits count; with `--current REV`, that commit's tree instead) and the tree of commit
 `--base` (`git archive`; default a079fb5, the verify of before claims became properties). Then runs, as whole
-processes and alternating (base, current, base, current, …), `python -m pinb.cli verify --backend standin --force
---jobs 2 --no-progress` in each copy, each run from the copy's run store as it was before the first (so each
-does the same work), and prints each figure (wall time, and the CPU time of the process and its
-kernels), the medians and their ratios (target: current ≤ 1.5 × base), with the machine's load average before and
-after. On a shared machine the CPU time is the steadier figure. Each copy runs its own source tree
-(`PYTHONPATH=<copy>/src`, ahead of the installed pinb) with this interpreter's packages, and its own run store: the
-repository's `runs/` and `reports/` are never touched. The book's texts are named to both (`PINB_BOOK`), as
-`[tool.pinb] book` names them to the repository.
+processes and alternating (base, current, no-sample, base, …), `python -m pinb.cli verify --backend standin
+--force --jobs 2 --no-progress` in each copy, and in the current copy once more with `-p witnesses=0` (no-sample:
+the same code and store without the recorded sample of generated witnesses, so what the sample itself costs).
+Every run starts from its copy's run store as it was before the first (so each does the same work). It prints
+each figure (wall time, and the CPU time of the process and its kernels), the medians and their ratios (target:
+current ≤ 1.5 × base), with the machine's load average before and after. On a shared machine the CPU time is
+the steadier figure. Each copy runs its own source tree (`PYTHONPATH=<copy>/src`, ahead of the installed pinb)
+with this interpreter's packages, and its own run store: the repository's `runs/` and `reports/` are never
+touched. The book's texts are named to both (`PINB_BOOK`), as `[tool.pinb] book` names them to the repository.
 
 A benchmark, not a test: it prints figures and exits 0 whatever they are.
 """
@@ -35,6 +36,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 BASE = "a079fb5"
 TARGET_RATIO = 1.5
+#: The current tree's verify without generated witnesses: what the recorded sample itself costs.
+NO_SAMPLE = ("-p", "witnesses=0")
 
 
 def load() -> str:
@@ -111,11 +114,11 @@ def restore_store(copy: Path, kept: Path) -> None:
             shutil.copytree(kept / folder, copy / folder, symlinks=True)
 
 
-def verify(copy: Path, jobs: int, book: str | None) -> tuple[float, float]:
+def verify(copy: Path, jobs: int, book: str | None, extra: tuple[str, ...] = ()) -> tuple[float, float]:
     """Wall and CPU seconds of one `pinb verify --backend standin --force` process in `copy` (exit 0, or 1: a
     finding)."""
     env = environment(copy, book)
-    argv = [sys.executable, "-m", "pinb.cli", "verify", "--backend", "standin", "--force", "--jobs", str(jobs)]
+    argv = [sys.executable, "-m", "pinb.cli", "verify", "--backend", "standin", "--force", "--jobs", str(jobs), *extra]
     began, began_cpu = time.perf_counter(), cpu()
     done = subprocess.run([*argv, "--no-progress"], cwd=copy, env=env, capture_output=True, text=True, check=False)
     elapsed, used = time.perf_counter() - began, cpu() - began_cpu
@@ -146,11 +149,12 @@ def main() -> int:
         kept = {copy: keep_store(copy, book) for copy in (base, current)}
         for copy in (base, current):  # warm-up: byte-compiled sources, kernel spec caches
             verify(copy, args.jobs, book)
-        figures: dict[str, list[tuple[float, float]]] = {"base": [], "current": []}
+        series = (("base", base, ()), ("current", current, ()), ("no-sample", current, NO_SAMPLE))
+        figures: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in series}
         for n in range(1, args.repeat + 1):
-            for name, copy in (("base", base), ("current", current)):
+            for name, copy, extra in series:
                 restore_store(copy, kept[copy])
-                wall, used = verify(copy, args.jobs, book)
+                wall, used = verify(copy, args.jobs, book, extra)
                 figures[name].append((wall, used))
                 print(f"  {n}: {name:8} wall {wall:6.2f} s, CPU {used:6.2f} s  (load {load()})", flush=True)
     finally:
@@ -166,6 +170,10 @@ def main() -> int:
         ratio = figure["current"] / figure["base"]
         verdict = "within" if ratio <= TARGET_RATIO else "OVER"
         print(f"  {what} ratio {ratio:4.2f}x ({verdict} the {TARGET_RATIO}x target)")
+    print(f"  the recorded sample's own cost (current / current with {' '.join(NO_SAMPLE)}, same code and store):")
+    for what, figure in (("wall", wall), ("CPU", used)):
+        ratio = figure["current"] / figure["no-sample"]
+        print(f"    {what} {figure['no-sample']:6.2f} s → {figure['current']:6.2f} s: {ratio:4.2f}x")
     print(f"load average after: {load()}")
     return 0
 

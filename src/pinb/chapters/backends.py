@@ -34,17 +34,18 @@ _STANDIN_KEPT = 4096
 def run_standin_sync(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     from pinb import _faults
     from pinb.scenario.standin import run_on_standin
+    from pinb.scenario.trace import dumps_jsonl, loads_jsonl
 
     key = (_faults.ACTIVE, json.dumps(dict(scenario), ensure_ascii=False))
     with _standin_traces_lock:
         trace = _standin_traces.get(key)
     if trace is None:
-        trace = json.dumps([dict(line) for line in run_on_standin(_parse(scenario))], ensure_ascii=False)
+        trace = dumps_jsonl(run_on_standin(_parse(scenario)))  # as the trace file has it, like real Pi's
         with _standin_traces_lock:
             _standin_traces[key] = trace
             while len(_standin_traces) > _STANDIN_KEPT:
                 del _standin_traces[next(iter(_standin_traces))]
-    return json.loads(trace)  # parsed afresh: a caller that edits its lines never edits the kept trace
+    return loads_jsonl(trace)  # parsed afresh: a caller that edits its lines never edits the kept trace
 
 
 #: Real Pi's traces in this process, by release, trust and the scenario's exact text: a scenario that two claims

@@ -58,3 +58,36 @@ def test_a_partial_check_is_counted_apart_from_the_whole_ones_and_not_exercised_
     assert "| pi-01-chapter | standin | 3 | 1 | 1 | 0 | 1 | 0 | 0 | 0 |" in text
     assert partial.label == "OBSERVED (partial: not covered: “in the load order”)"
     assert partial.contract()["partial"] == ["in the load order"]
+
+
+def test_releases_that_saw_the_same_finding_share_its_line_and_one_that_saw_otherwise_has_its_own() -> None:
+    verdicts = (
+        _verdict("pi@1.6.0", "CONTRADICTED", "fails at import"),
+        _verdict("pi@1.5.2", "CONTRADICTED", "fails at import"),
+        _verdict("pi@1.4.0", "CONTRADICTED", "prints two lines"),
+        _verdict("pi@1.0.3", "OBSERVED"),
+    )
+    text = summary_markdown([_status("pi-01.a.two", "CONTRADICTED", verdicts)])
+    found = text.split("Findings (the observation contradicts the book):\n\n", 1)[1].splitlines()
+    assert found == [
+        "- `pi-01.a.two` on pi@1.6.0, pi@1.5.2 (runs `run-pi@1.6.0`, `run-pi@1.5.2`): fails at import",
+        "- `pi-01.a.two` on pi@1.4.0 (run `run-pi@1.4.0`): prints two lines",
+    ]
+
+
+def test_the_verify_summary_groups_the_backends_of_one_finding_and_keeps_every_run() -> None:
+    from pinb.kit.summary import Finding, findings_text
+
+    others = ("pi@1.0.3 OBSERVED (recorded)",)
+    found = [
+        Finding("pi-01.a.two", "pi@1.6.0", "r6", "fails at import", "recorded", others),
+        Finding("pi-01.a.two", "pi@1.5.2", "r5", "fails at import", "recorded", others),
+        Finding("pi-01.a.two", "standin", "rs", "fails at import", "this run", others),
+        Finding("pi-01.a.three", "pi@1.6.0", "r6", "no Type", "recorded"),
+    ]
+    assert findings_text(found).splitlines() == [
+        "Findings on every backend (4: the run contradicts the book):",
+        "  pi-01.a.two on pi@1.6.0, pi@1.5.2 (recorded, runs r6, r5) [pi@1.0.3 OBSERVED (recorded)]: fails at import",
+        "  pi-01.a.two on standin (this run, run rs) [pi@1.0.3 OBSERVED (recorded)]: fails at import",
+        "  pi-01.a.three on pi@1.6.0 (recorded, run r6): no Type",
+    ]

@@ -38,11 +38,17 @@ def summary_markdown(statuses: Sequence[ClaimStatus]) -> str:
         lines.append(_row(chapter, "overall", len(runnable), overall))
         per_backend: dict[str, Counter[str]] = {}
         for status in runnable:
+            said: dict[str, list[tuple[str, str]]] = {}  # one line per evidence text: the backends that saw it
             for verdict in status.backends:
                 per_backend.setdefault(verdict.backend, Counter())[_column(verdict.status, verdict.uncovered)] += 1
                 if verdict.status == "CONTRADICTED":
-                    where = f"`{status.claim_id}` on {verdict.backend} (run `{verdict.run_id}`)"
-                    findings.append(f"- {where}: {_cell(verdict.evidence)}")
+                    said.setdefault(_cell(verdict.evidence), []).append((verdict.backend, verdict.run_id))
+            for evidence, where in said.items():
+                backends = ", ".join(backend for backend, _ in where)
+                runs = ", ".join(f"`{run_id}`" for _, run_id in where)
+                findings.append(
+                    f"- `{status.claim_id}` on {backends} ({'runs' if len(where) > 1 else 'run'} {runs}): {evidence}"
+                )
         for backend, counts in per_backend.items():
             lines.append(_row(chapter, backend, sum(counts.values()), counts))
         lines.append(
@@ -102,10 +108,15 @@ def findings_text(found: Sequence[Finding]) -> str:
     if not found:
         return "Findings: no backend's run contradicts a claim of these chapters."
     lines = [f"Findings on every backend ({len(found)}: the run contradicts the book):"]
+    said: dict[tuple[str, str, tuple[str, ...], str], list[Finding]] = {}  # backends that saw the same, together
     for item in found:
-        also = f" [{', '.join(item.others)}]" if item.others else ""
-        where = f"{item.claim_id} on {item.backend} ({item.label}, run {item.run_id})"
-        lines.append(f"  {where}{also}: {_cell(item.evidence, 200)}")
+        said.setdefault((item.claim_id, item.label, item.others, _cell(item.evidence, 200)), []).append(item)
+    for (claim_id, label, others, evidence), items in said.items():
+        also = f" [{', '.join(others)}]" if others else ""
+        backends = ", ".join(item.backend for item in items)
+        runs = ("runs " if len(items) > 1 else "run ") + ", ".join(item.run_id for item in items)
+        where = f"{claim_id} on {backends} ({label}, {runs})"
+        lines.append(f"  {where}{also}: {evidence}")
     return "\n".join(lines)
 
 

@@ -79,3 +79,58 @@ def test_draw_gives_the_witnesses_explore_runs_without_running_them() -> None:
     drawn = draw(LOAD_ORDER, {}, 12, seed_for("pi-90.handlers.load-order"))
     explored = explore(LOAD_ORDER, {}, 12, seed_for("pi-90.handlers.load-order"), run_standin_sync)
     assert drawn == [witness.scenarios for witness in explored.witnesses]
+
+
+def _kept_in(tmp_path, monkeypatch) -> None:
+    from pinb.chapters import witnesses
+
+    monkeypatch.setenv("PINB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(witnesses, "_drawn", {})
+
+
+def test_kept_draws_run_the_witnesses_hypothesis_draws_and_are_not_drawn_again(tmp_path, monkeypatch) -> None:
+    from pinb.chapters import witnesses
+
+    _kept_in(tmp_path, monkeypatch)
+    seed = seed_for("pi-90.handlers.load-order")
+    key = witnesses.draw_key("code", "text", "pi-90.handlers.load-order", params={}, count=12, seed=seed)
+    assert key is not None
+    drawn = explore(LOAD_ORDER, {}, 12, seed, run_standin_sync)
+    kept = explore(LOAD_ORDER, {}, 12, seed, run_standin_sync, draws_key=key)
+    assert [w.scenarios for w in kept.witnesses] == [w.scenarios for w in drawn.witnesses]
+    assert [(v.name, v.status, v.expected) for v in kept.verdicts] == [
+        (v.name, v.status, v.expected) for v in drawn.verdicts
+    ]
+    assert (tmp_path / witnesses.DRAWS_DIR / f"{key}.json").is_file()
+
+    def no_drawing(*args, **kwargs):
+        raise AssertionError("drawn again")
+
+    monkeypatch.setattr(witnesses, "_drawn", {})  # another process: the draws are read from the cache folder
+    monkeypatch.setattr(witnesses, "draw", no_drawing)
+    again = explore(LOAD_ORDER, {}, 12, seed, run_standin_sync, draws_key=key)
+    assert [w.scenarios for w in again.witnesses] == [w.scenarios for w in drawn.witnesses]
+    other = witnesses.draw_key("code", "text", "pi-90.handlers.load-order", params={"k": 1}, count=12, seed=seed)
+    assert other != key and witnesses.draw_key("code", params={"run": object()}, count=1, seed=1) is None
+
+
+def test_a_contradiction_among_kept_draws_is_shrunk_as_hypothesis_shrinks_it(tmp_path, monkeypatch) -> None:
+    from pinb.chapters import witnesses
+
+    _kept_in(tmp_path, monkeypatch)
+    key = witnesses.draw_key("code", "text", "pi-90.handlers.last-first", params={}, count=30, seed=3)
+    drawn = explore(LAST_FIRST, {}, 30, 3, run_standin_sync)
+    kept = explore(LAST_FIRST, {}, 30, 3, run_standin_sync, draws_key=key)
+    assert kept.status == drawn.status == "CONTRADICTED"
+    assert _shapes(kept) == _shapes(drawn)
+    assert kept.counterexample is not None and drawn.counterexample is not None
+    assert kept.counterexample.scenarios == drawn.counterexample.scenarios
+
+
+def test_draws_that_json_would_read_back_otherwise_are_not_kept(tmp_path, monkeypatch) -> None:
+    from pinb.chapters import witnesses
+
+    _kept_in(tmp_path, monkeypatch)
+    monkeypatch.setattr(witnesses, "draw", lambda *args: [{"order": {"handlers": (1, 2)}}])
+    assert witnesses.planned_draws(LOAD_ORDER, {}, 1, 1, "k") is None
+    assert not (tmp_path / witnesses.DRAWS_DIR).exists()

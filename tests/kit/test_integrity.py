@@ -79,6 +79,43 @@ def test_the_verification_cache_never_outlives_an_edit(project: Project, record_
     assert project.store.list().runs[0].problem is not None
 
 
+def test_a_settled_run_is_not_read_again_until_a_file_of_it_changes(
+    project: Project, record_run: RecordRun, monkeypatch
+) -> None:
+    """Once a run's newest change is seconds old, the cache keeps its files' sizes and times; while they hold, the
+    bytes are not read again. An edit changes a file's change time even where size and modification time are put
+    back, and a run changed within the last seconds is read every time."""
+    import time
+
+    from pinb.kit import integrity
+
+    run = record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")])
+    digests: list[str] = []
+    digest = integrity._digest
+    monkeypatch.setattr(integrity, "_digest", lambda folder: digests.append(folder.name) or digest(folder))
+    assert project.store.list().runs[0].problem is None
+    assert project.store.list().runs[0].problem is None
+    assert len(digests) == 2  # just written: its times do not vouch for its bytes yet
+    later = time.time_ns() + 10 * integrity._SETTLED_NS
+    monkeypatch.setattr(integrity.time, "time_ns", lambda: later)
+    assert project.store.list().runs[0].problem is None
+    assert len(digests) == 3  # read once more, now settled: its signature is kept
+    assert project.store.list().runs[0].problem is None
+    assert len(digests) == 3
+    time.sleep(0.05)  # past the clock tick of the files' last change
+    notebook = run.path / "executed.ipynb"
+    info = notebook.stat()
+    notebook.chmod(info.st_mode | stat.S_IWUSR)
+    notebook.write_bytes(notebook.read_bytes().replace(b'"2"', b'"3"'))
+    os.utime(notebook, ns=(info.st_atime_ns, info.st_mtime_ns))
+    notebook.chmod(info.st_mode)
+    assert (notebook.stat().st_size, notebook.stat().st_mtime_ns) == (info.st_size, info.st_mtime_ns)
+    assert project.store.list().runs[0].problem == (
+        "record does not match its notebook: executed.ipynb was changed (its sha256 differs from the record's)"
+    )
+    assert len(digests) == 4
+
+
 def test_an_environment_edited_to_look_like_this_machine(project: Project, record_run: RecordRun) -> None:
     """The kernel's own report of its Python version is evidence: a record claiming another one is not counted."""
     run = record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")])

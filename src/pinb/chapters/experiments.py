@@ -27,10 +27,11 @@ from pinb.chapters.backends import run_scenario
 from pinb.chapters.display import Shown, code, table_html
 from pinb.chapters.experiment_view import ExperimentView
 from pinb.chapters.properties import BookExampleExperiment, Params, Property, PropertyExperiment, Trace
+from pinb.chapters.registry import chapter as chapter_of
 from pinb.chapters.registry import claim as claim_by_id
 from pinb.chapters.registry import claims as claims_of
 from pinb.chapters.registry import folder as chapter_folder
-from pinb.chapters.witnesses import MAX_WITNESSES, SHRINK_BUDGET, PropertyResult, seed_for
+from pinb.chapters.witnesses import MAX_WITNESSES, SHRINK_BUDGET, PropertyResult, draw_key, seed_for
 from pinb.claims import OUTCOME_OF, Claim, verdict_label
 from pinb.errors import UsageError
 from pinb.scenario.trace import dumps_jsonl
@@ -125,6 +126,8 @@ class ChapterRun:
         #: drawn with the claim's own seed (`seed_for(claim_id, seed)`), so a run reproduces.
         self.witnesses = check_witness_count(witnesses)
         self.seed = seed
+        #: The chapter's code and text fingerprints, which key its families' kept draws (`witnesses.draw_key`).
+        self._drawn_from: tuple[str, str] | None = None
 
     async def run(self, scenario: Mapping[str, Any]) -> Trace:
         """Run one scenario on this notebook's backend (cached by content)."""
@@ -227,6 +230,7 @@ class ChapterRun:
         edited = view is not None and view.edited
         scenarios = view.scenarios if view is not None and view.kind == "scenarios" else prop.hand(self.knobs)
         observation.picture = prop.picture
+        seed = seed_for(observation.claim_id, self.seed)
         result, observation.traces = await assess(
             prop,
             scenarios,
@@ -235,10 +239,11 @@ class ChapterRun:
             self._runner(),
             name=(view.witness if view is not None else "") or ("edited" if edited else "hand"),
             witnesses=self.witnesses,
-            seed=seed_for(observation.claim_id, self.seed),
+            seed=seed,
             shrink_budget=SHRINK_BUDGET[self.backend],
             covers=claim.covers,
             uncovered=claim.uncovered,
+            draws_key=self._draws_key(observation.claim_id, params, seed) if self.witnesses else None,
         )
         explored = result.explored
         if self.artifacts_dir is not None:
@@ -291,6 +296,12 @@ class ChapterRun:
         _refuse_a_fault(run)
         params = {**self.knobs, "run": run, "release": self.pi_version}
         return await self._observe_property(observation, claim, experiment.property, params)
+
+    def _draws_key(self, claim_id: str, params: Params, seed: int) -> str | None:
+        if self._drawn_from is None:
+            found = chapter_of(chapter_folder(self.chapter_id))
+            self._drawn_from = (found.code_fingerprint, found.text_fingerprint)
+        return draw_key(*self._drawn_from, claim_id, params=params, count=self.witnesses, seed=seed)
 
     def _runner(self) -> Callable[[Mapping[str, Any]], Trace]:
         """Run one scenario synchronously on this backend (generated witnesses run off the event loop)."""

@@ -12,6 +12,9 @@ within it.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import hashlib
 import json
 import zlib
 from collections.abc import Awaitable, Callable, Mapping
@@ -29,6 +32,7 @@ from pinb.chapters.properties import (
     judge_witness,
 )
 from pinb.claims import WitnessStatus
+from pinb.files import FileError, user_cache_dir, write_atomic
 
 #: The most witnesses one check may draw (a larger count is a typo, not a plan).
 MAX_WITNESSES = 10_000
@@ -104,10 +108,26 @@ def explore(
     seed: int,
     run: Runner,
     shrink_budget: int = SHRINK_BUDGET["standin"],
+    draws_key: str | None = None,
 ) -> Explored:
-    """Draw, run and judge up to `count` generated witnesses; shrink the first contradicted one."""
+    """Draw, run and judge up to `count` generated witnesses; shrink the first contradicted one. With a
+    `draws_key` (`draw_key`), the draws come from `planned_draws`; only a contradiction needs hypothesis then."""
     if prop.family is None or count <= 0:
         return Explored()
+    planned = planned_draws(prop, params, count, seed, draws_key) if draws_key is not None else None
+    if planned is not None:
+        verdicts: list[WitnessVerdict] = []
+        witnesses: list[Witness] = []
+        for number, scenarios in enumerate(planned, start=1):
+            witness, verdict = _judged(prop, f"gen-{number}", scenarios, params, run)
+            if verdict.status == "CONTRADICTED":
+                break  # hypothesis draws the same witnesses again (their runs are kept) and shrinks this one
+            witnesses.append(witness)
+            verdicts.append(verdict)
+        else:
+            short = len(planned) < count
+            note = f"{len(planned)} distinct witnesses drawn of {count} asked (the family has no more)" if short else ""
+            return Explored(tuple(verdicts), tuple(witnesses), note=note)
     from hypothesis import Phase, given, reject
     from hypothesis import seed as fixed_seed
 
@@ -246,6 +266,58 @@ def draw(prop: Property, params: Params, count: int, seed: int) -> list[Scenario
     return list(drawn.values())[:count]
 
 
+#: Where `planned_draws` keeps drawn witness scenario sets, under the user's cache folder.
+DRAWS_DIR = "draws"
+_drawn: dict[str, list[Scenarios]] = {}
+
+
+def draw_key(*inputs: str, params: Params, count: int, seed: int) -> str | None:
+    """The key of one family's draws: `inputs` name what the family is made from (the chapter's code and text
+    fingerprints, the claim), then its knobs, the count, the seed and hypothesis's version. None when the knobs
+    have no JSON form (the book's program run, package facts): such draws are not kept."""
+    try:
+        knobs = json.dumps(params, sort_keys=True, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return None
+    text = json.dumps([*inputs, knobs, count, seed, _hypothesis_version()], ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@functools.cache
+def _hypothesis_version() -> str:
+    from importlib.metadata import version
+
+    return version("hypothesis")
+
+
+def planned_draws(prop: Property, params: Params, count: int, seed: int, key: str) -> list[Scenarios] | None:
+    """The witness scenario sets `explore` would draw (`draw`), kept under `key` in this process and in the
+    user's cache folder: a verify on unchanged code, text and knobs runs its witnesses without drawing them again.
+    Only the draws are kept; every witness still runs and is judged. None when they cannot be kept: hypothesis
+    stopped, or a drawn value would read back from JSON as another (a tuple, say)."""
+    kept = _drawn.get(key)
+    if kept is not None:
+        return kept
+    path = user_cache_dir() / DRAWS_DIR / f"{key}.json"
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        kept = None
+    if not (isinstance(kept, list) and len(kept) <= count and all(isinstance(item, dict) for item in kept)):
+        try:
+            kept = draw(prop, params, count, seed)
+        except Exception:  # the family could not be drawn from: `explore` reports why
+            return None
+        text = json.dumps(kept, ensure_ascii=False)
+        if json.loads(text) != kept:
+            return None
+        with contextlib.suppress(OSError, FileError):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, text)
+    _drawn[key] = kept
+    return kept
+
+
 async def assess(
     prop: Property,
     scenarios: Scenarios,
@@ -259,6 +331,7 @@ async def assess(
     shrink_budget: int = SHRINK_BUDGET["standin"],
     covers: tuple[str, ...] = (),
     uncovered: tuple[str, ...] = (),
+    draws_key: str | None = None,
 ) -> tuple[PropertyResult, dict[str, Trace]]:
     """The property on the first witness (`scenarios`, run with the async `run`), then on `witnesses` generated
     ones (run with the synchronous `runner` in a worker thread): the claim's result, and the first witness's traces.
@@ -269,17 +342,20 @@ async def assess(
     first = judge_witness(prop, Witness(name, scenarios, traces, params))
     explored = Explored()
     if witnesses and prop.family is not None:
-        explored = await asyncio.to_thread(explore, prop, params, witnesses, seed, runner, shrink_budget)
+        explored = await asyncio.to_thread(explore, prop, params, witnesses, seed, runner, shrink_budget, draws_key)
     return property_result(first, explored, covers, uncovered), traces
 
 
 __all__ = [
+    "DRAWS_DIR",
     "MAX_WITNESSES",
     "SHRINK_BUDGET",
     "Explored",
     "PropertyResult",
     "assess",
+    "draw_key",
     "explore",
+    "planned_draws",
     "property_result",
     "run_witness",
     "seed_for",

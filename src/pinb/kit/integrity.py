@@ -40,6 +40,7 @@ import os
 import re
 import secrets
 import stat
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
@@ -308,9 +309,12 @@ _KEY_FILE = "verification.key"
 class VerificationCache:
     """`check_run` answers for run folders whose files have the same bytes as when they were last verified.
 
-    An entry is `{digest of every file of the folder, problem, mac}`, the mac made with `verification_key()`: the
-    cache never answers for a folder whose bytes changed, nor with an entry this key did not write. Where there is
-    no key (no writable cache folder) every run is verified afresh.
+    An entry is `{digest of every file of the folder, signature, problem, mac}`, the mac made with
+    `verification_key()`: the cache never answers for a folder whose bytes changed, nor with an entry this key did
+    not write. The signature (`_signature`: every entry's size, inode and modification and change times) is kept
+    only once the folder's newest change is seconds old; while every entry still has it, the folder's bytes are not
+    read again (as git trusts its index). Any write, rename or copy over a file changes its change time, which no
+    user can set. Where there is no key (no writable cache folder) every run is verified afresh.
     """
 
     def __init__(self, root: Path) -> None:
@@ -335,26 +339,48 @@ class VerificationCache:
         self.seen.add(key)
         if self.key is None:
             return check_run(folder, record)
-        digest = _digest(folder)
         cached = self.entries.get(key)
-        if (
-            digest is not None
-            and isinstance(cached, dict)
-            and cached.get("digest") == digest
-            and isinstance(cached.get("mac"), str)
-            and (cached.get("problem") is None or isinstance(cached.get("problem"), str))
-            and hmac.compare_digest(cached["mac"], self._mac(key, digest, cached.get("problem")))
-        ):
-            return cached.get("problem")
-        problem = check_run(folder, record)
+        if not self._holds(key, cached):
+            cached = None
+        signature = _signature(folder)
+        if cached is not None and signature is not None and cached.get("signature") == signature[0]:
+            return cached.get("problem")  # not a byte changed: every entry has the size and times it had
+        digest = _digest(folder)
+        if cached is not None and digest is not None and cached.get("digest") == digest:
+            problem = cached.get("problem")
+        else:
+            problem = check_run(folder, record)
         if digest is not None:
-            self.entries[key] = {"digest": digest, "problem": problem, "mac": self._mac(key, digest, problem)}
-            self.changed = True
+            # a file changed in the last seconds may change again within its clock tick: its times do not vouch
+            settled = signature is not None and signature[1] < time.time_ns() - _SETTLED_NS
+            kept = signature[0] if settled and signature is not None else None
+            entry = {
+                "digest": digest,
+                "signature": kept,
+                "problem": problem,
+                "mac": self._mac(key, digest, kept, problem),
+            }
+            if entry != self.entries.get(key):
+                self.entries[key] = entry
+                self.changed = True
         return problem
 
-    def _mac(self, key: str, digest: str, problem: str | None) -> str:
+    def _holds(self, key: str, cached: Any) -> bool:
+        """`cached` is an entry this key wrote for `key`, under these rules."""
+        return (
+            isinstance(cached, dict)
+            and isinstance(cached.get("digest"), str)
+            and (cached.get("signature") is None or isinstance(cached.get("signature"), str))
+            and (cached.get("problem") is None or isinstance(cached.get("problem"), str))
+            and isinstance(cached.get("mac"), str)
+            and hmac.compare_digest(
+                cached["mac"], self._mac(key, cached["digest"], cached.get("signature"), cached.get("problem"))
+            )
+        )
+
+    def _mac(self, key: str, digest: str, signature: str | None, problem: str | None) -> str:
         assert self.key is not None
-        message = json.dumps([self.rules, key, digest, problem]).encode("utf-8")
+        message = json.dumps([self.rules, key, digest, signature, problem]).encode("utf-8")
         return hmac.new(self.key, message, hashlib.sha256).hexdigest()
 
     def save(self) -> None:
@@ -421,6 +447,30 @@ def _digest(folder: Path) -> str | None:
     except (OSError, ValueError):
         return None
     return digest.hexdigest()
+
+
+#: How long ago a run's newest change must be for its files' sizes and times to stand for their bytes.
+_SETTLED_NS = 2_000_000_000
+
+
+def _signature(folder: Path) -> tuple[str, int] | None:
+    """sha256 over every entry below `folder`: its relative path, kind, size, inode and modification and change
+    times (what a write, rename or copy over it changes), with the newest of those times; None when unreadable."""
+    digest = hashlib.sha256()
+    newest = 0
+    root = os.fspath(folder)
+    try:
+        for directory, subdirs, files in sorted(os.walk(root)):
+            below = os.path.relpath(directory, root)
+            prefix = "" if below == os.curdir else below.replace(os.sep, "/") + "/"
+            for name in sorted([*files, *subdirs]):
+                info = os.lstat(os.path.join(directory, name))
+                newest = max(newest, info.st_mtime_ns, info.st_ctime_ns)
+                fields = (info.st_mode, info.st_size, info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
+                digest.update(f"{prefix}{name}\0{fields}\0".encode())
+    except (OSError, ValueError):
+        return None
+    return digest.hexdigest(), newest
 
 
 def _rules_version() -> str:

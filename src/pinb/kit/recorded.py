@@ -113,7 +113,7 @@ def recorded_verdicts(chapter_id: str, root: Path | str | None = None) -> Entrie
     try:
         project = load_project(root)
         if chapter_id in project.chapters and project.store.root.is_dir():
-            runs = project.store.list().runs
+            runs = project.store.list(chapter_id).runs  # the chapter's own runs: the others are not shown here
             if any(run.record.chapter == chapter_id for run in runs):
                 return entries(project, project.chapters[chapter_id], runs, "run store")
     except (PinbError, OSError):

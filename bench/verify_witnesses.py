@@ -8,7 +8,8 @@ files, so uncommitted edits count; with `--current REV`, that commit's tree inst
 processes and alternating (base, current, no-sample, base, …), `python -m pinb.cli verify --backend standin
 --force --jobs 2 --no-progress` in each copy, and in the current copy once more with `-p witnesses=0` (no-sample:
 the same code and store without the recorded sample of generated witnesses, so what the sample itself costs).
-Every run starts from its copy's run store as it was before the first (so each does the same work). It prints
+Every run starts from its copy's run store as it was before the first (so each does the same work): the runs a
+verify adds are removed, the ones before it stay in place, as an author's do. It prints
 each figure (wall time, and the CPU time of the process and its kernels), the medians and their ratios (target:
 current ≤ 1.5 × base), with the machine's load average before and after. On a shared machine the CPU time is
 the steadier figure. Each copy runs its own source tree (`PYTHONPATH=<copy>/src`, ahead of the installed pinb)
@@ -93,25 +94,35 @@ def environment(copy: Path, book: str | None) -> dict[str, str]:
     return env
 
 
-def keep_store(copy: Path, book: str | None) -> Path:
-    """The copy's run store and reports as they are before any timed run, its runs verified once (`pinb status`
-    writes the store's verification cache, as an author's earlier command would have): each timed verify starts
-    from this state, so every run of a copy does the same work (else each run would list the runs before it)."""
+def keep_store(copy: Path, book: str | None) -> set[Path]:
+    """The copy's runs as they are before any timed run, each verified once (`pinb status` writes the store's
+    verification cache, as an author's earlier command would have), and its reports kept aside: each timed verify
+    starts from this state (else each would list the runs before it). The runs are left in place, as an author's
+    are, rather than copied back (a copy is a newer file to the store's checks)."""
     subprocess.run(
         [sys.executable, "-m", "pinb.cli", "status"], cwd=copy, env=environment(copy, book), capture_output=True
     )
     kept = copy.with_name(f"{copy.name}-kept")
-    for folder in ("runs", "reports"):
-        if (copy / folder).is_dir():
-            shutil.copytree(copy / folder, kept / folder, symlinks=True)
-    return kept
+    for name in ("reports", "README.md"):
+        if (copy / name).is_dir():
+            shutil.copytree(copy / name, kept / name)
+        elif (copy / name).is_file():
+            kept.mkdir(exist_ok=True)
+            shutil.copy2(copy / name, kept / name)
+    return set((copy / "runs").glob("*/*"))
 
 
-def restore_store(copy: Path, kept: Path) -> None:
-    for folder in ("runs", "reports"):
-        shutil.rmtree(copy / folder, ignore_errors=True)
-        if (kept / folder).is_dir():
-            shutil.copytree(kept / folder, copy / folder, symlinks=True)
+def restore_store(copy: Path, runs: set[Path]) -> None:
+    """Remove the runs a timed verify added; put its reports back."""
+    for run in set((copy / "runs").glob("*/*")) - runs:
+        if run.is_dir() and not run.name.startswith("."):
+            shutil.rmtree(run)
+    kept = copy.with_name(f"{copy.name}-kept")
+    if (kept / "reports").is_dir():
+        shutil.rmtree(copy / "reports", ignore_errors=True)
+        shutil.copytree(kept / "reports", copy / "reports")
+    if (kept / "README.md").is_file():
+        shutil.copy2(kept / "README.md", copy / "README.md")
 
 
 def verify(copy: Path, jobs: int, book: str | None, extra: tuple[str, ...] = ()) -> tuple[float, float]:

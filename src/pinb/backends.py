@@ -118,6 +118,11 @@ class Backend:
         return True, ""
 
 
+def release_key(version: str) -> tuple[int, ...]:
+    """`1.10.2` or `pi@1.10.2` → (1, 10, 2): releases compare by their numbers, not as text."""
+    return tuple(int(part) for part in re.findall(r"\d+", version.split("@", 1)[-1]))
+
+
 def is_label(text: str) -> bool:
     """Whether `text` is a backend as run records name it."""
     return isinstance(text, str) and bool(LABEL_RE.match(text))
@@ -133,4 +138,5 @@ __all__ = [
     "PiRelease",
     "is_label",
     "pi_release",
+    "release_key",
 ]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from html import escape
 from typing import Any
 
+from pinb.backends import release_key
 from pinb.chapters.diagram import diagram_lines, is_sequence_diagram, mermaid_block
 from pinb.chapters.display import CELL_STYLE, Shown, cell, code, table_html
 from pinb.chapters.experiment_view import ExperimentView, scenario_rows
@@ -83,11 +84,6 @@ class Column:
             return f"{self.backends[0]} (recorded)"
         releases = sorted(self.backends, key=release_key)
         return f"{releases[0]}–{releases[-1].removeprefix('pi@')} ({len(releases)} releases, recorded)"
-
-
-def release_key(backend: str) -> tuple[int, ...]:
-    version = backend.removeprefix("pi@")
-    return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
 
 
 def live_column(label: str, outcome: ClaimOutcome | None, unrun: str | None) -> Column:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from pinb.chapters.card import release_key
+from pinb.backends import release_key
 from pinb.chapters.display import Shown, code, table_html
 from pinb.claims import Claim
 

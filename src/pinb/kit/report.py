@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from pinb import PI_MODELLED_VERSION, __version__
+from pinb.backends import release_key
 from pinb.kit.fingerprint import NORMALISATION_VERSION
 from pinb.kit.project import ChapterLike, Project
 from pinb.kit.record import RunRecord
@@ -28,7 +29,6 @@ from pinb.kit.status import (
     current_backends,
     has_current_inputs,
     is_current,
-    version_numbers,
 )
 from pinb.kit.store import StoredRun
 
@@ -240,7 +240,7 @@ def _drift(status: ClaimStatus) -> DriftRow | None:
     ]
     if len({verdict.status for verdict in checked}) < 2:
         return None
-    oldest_first = sorted(checked, key=lambda verdict: (version_numbers(verdict.backend), verdict.backend))
+    oldest_first = sorted(checked, key=lambda verdict: (release_key(verdict.backend), verdict.backend))
     return DriftRow(claim_id=status.claim_id, verdicts=tuple(oldest_first))
 
 

@@ -24,14 +24,13 @@ are UNRUN with their reason.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
-from pinb.backends import Backend
+from pinb.backends import Backend, release_key
 from pinb.claims import Claim
 from pinb.errors import KitError
 from pinb.kit.claims import BACKEND_RE, ClaimOutcome, Outcome, backend_family, verdict_label
@@ -173,12 +172,7 @@ def backend_order(project: Project, backend: str) -> tuple[int, tuple[int, ...],
         return (0, (), backend)
     if backend == Backend("pi", project.pi_version).label:
         return (1, (), backend)
-    return (2, tuple(-number for number in version_numbers(backend)), backend)
-
-
-def version_numbers(backend: str) -> tuple[int, ...]:
-    """`pi@1.10.2` → (1, 10, 2): Pi versions compare by their numbers, not as text."""
-    return tuple(int(part) for part in re.findall(r"\d+", backend.split("@", 1)[-1]))
+    return (2, tuple(-number for number in release_key(backend)), backend)
 
 
 def has_current_inputs(project: Project, chapter: ChapterLike, run: StoredRun) -> bool:

@@ -218,6 +218,7 @@ def cmd_faults(args: argparse.Namespace) -> int:
 def cmd_facts(args: argparse.Namespace) -> int:
     """Each chapter's `experiments.record_facts(version)` on each release asked for; a release that is not installed
     is one line and exit 2, before anything is written."""
+    from pinb.backends import release_key
     from pinb.chapters.registry import folders
     from pinb.errors import UsageError
     from pinb.scenario import reference
@@ -236,7 +237,7 @@ def cmd_facts(args: argparse.Namespace) -> int:
         raise UsageError("no chapter asked for records package facts")
     if args.pi_version == "all":
         versions = [v for v in reference.available_versions() if reference.is_installed(v)]
-        versions.sort(key=_release_key)
+        versions.sort(key=release_key)
     else:
         reference.packages_dir(args.pi_version)  # an unknown release: one line
         versions = [args.pi_version]
@@ -248,10 +249,6 @@ def cmd_facts(args: argparse.Namespace) -> int:
             path = record(version)
             print(f"{chapter_id} on Pi {version}: wrote {path.name}")
     return 0
-
-
-def _release_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) if part.isdigit() else -1 for part in version.split("."))
 
 
 def cmd_uncovered(args: argparse.Namespace) -> int:

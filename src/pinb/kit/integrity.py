@@ -425,25 +425,29 @@ def verification_key() -> bytes | None:
     return key if len(key) >= 32 else None
 
 
+def _entries(folder: Path) -> Iterator[tuple[str, str, os.stat_result]]:
+    """Every entry below `folder` in a fixed order: its relative path (with "/"), its path, its `lstat`. Plain
+    strings and one lstat per entry: a run holds hundreds of traces and every listing walks them."""
+    root = os.fspath(folder)
+    for directory, subdirs, files in sorted(os.walk(root)):
+        below = os.path.relpath(directory, root)
+        prefix = "" if below == os.curdir else below.replace(os.sep, "/") + "/"
+        for name in sorted([*files, *subdirs]):
+            path = os.path.join(directory, name)
+            yield prefix + name, path, os.lstat(path)
+
+
 def _digest(folder: Path) -> str | None:
     """sha256 over every entry below `folder`: its relative path, its kind, and a regular file's bytes."""
     digest = hashlib.sha256()
-    root = os.fspath(folder)
     try:
-        # plain strings and one lstat per entry: a run holds hundreds of traces and every listing digests them
-        for directory, subdirs, files in sorted(os.walk(root)):
-            below = os.path.relpath(directory, root)
-            prefix = "" if below == os.curdir else below.replace(os.sep, "/") + "/"
-            for name in sorted([*files, *subdirs]):
-                path = os.path.join(directory, name)
-                relative = prefix + name
-                mode = os.lstat(path).st_mode
-                if stat.S_ISLNK(mode):
-                    digest.update(f"link\0{relative}\0{os.readlink(path)}\0".encode())
-                elif stat.S_ISDIR(mode):
-                    digest.update(f"dir\0{relative}\0".encode())
-                else:
-                    digest.update(f"file\0{relative}\0{sha256_file(path)}\0".encode())
+        for relative, path, info in _entries(folder):
+            if stat.S_ISLNK(info.st_mode):
+                digest.update(f"link\0{relative}\0{os.readlink(path)}\0".encode())
+            elif stat.S_ISDIR(info.st_mode):
+                digest.update(f"dir\0{relative}\0".encode())
+            else:
+                digest.update(f"file\0{relative}\0{sha256_file(path)}\0".encode())
     except (OSError, ValueError):
         return None
     return digest.hexdigest()
@@ -458,16 +462,11 @@ def _signature(folder: Path) -> tuple[str, int] | None:
     times (what a write, rename or copy over it changes), with the newest of those times; None when unreadable."""
     digest = hashlib.sha256()
     newest = 0
-    root = os.fspath(folder)
     try:
-        for directory, subdirs, files in sorted(os.walk(root)):
-            below = os.path.relpath(directory, root)
-            prefix = "" if below == os.curdir else below.replace(os.sep, "/") + "/"
-            for name in sorted([*files, *subdirs]):
-                info = os.lstat(os.path.join(directory, name))
-                newest = max(newest, info.st_mtime_ns, info.st_ctime_ns)
-                fields = (info.st_mode, info.st_size, info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
-                digest.update(f"{prefix}{name}\0{fields}\0".encode())
+        for relative, _, info in _entries(folder):
+            newest = max(newest, info.st_mtime_ns, info.st_ctime_ns)
+            fields = (info.st_mode, info.st_size, info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
+            digest.update(f"{relative}\0{fields}\0".encode())
     except (OSError, ValueError):
         return None
     return digest.hexdigest(), newest

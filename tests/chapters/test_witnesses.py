@@ -134,3 +134,28 @@ def test_draws_that_json_would_read_back_otherwise_are_not_kept(tmp_path, monkey
     monkeypatch.setattr(witnesses, "draw", lambda *args: [{"order": {"handlers": (1, 2)}}])
     assert witnesses.planned_draws(LOAD_ORDER, {}, 1, 1, "k") is None
     assert not (tmp_path / witnesses.DRAWS_DIR).exists()
+
+
+def test_the_stand_in_runs_a_scenario_once_per_process_and_again_under_a_fault(monkeypatch) -> None:
+    from pinb.chapters import backends
+    from pinb.scenario import standin
+    from pinb.testing import faults
+
+    ran: list[str] = []
+    run = standin.run_on_standin
+
+    def counted(scenario, **kwargs):
+        ran.append(scenario.id)
+        return run(scenario, **kwargs)
+
+    monkeypatch.setattr(standin, "run_on_standin", counted)
+    monkeypatch.setattr(backends, "_standin_traces", {})
+    (scenario,) = LOAD_ORDER.hand({}).values()
+    first = run_standin_sync(scenario)
+    first[0]["edited"] = True  # a caller's edit never reaches the kept trace
+    again = run_standin_sync(scenario)
+    assert len(ran) == 1 and "edited" not in again[0]
+    assert [line.get("type") for line in again] == [line.get("type") for line in first]
+    with faults.injected(sorted(faults.FAULTS)[0]):
+        run_standin_sync(scenario)
+    assert len(ran) == 2

@@ -153,3 +153,23 @@ def _reserve(root: str, count: int, queue: multiprocessing.Queue) -> None:
         (pending.path / "x").write_text("x")
         os.rename(pending.path, store.chapter_dir("kt-01-chapter") / f".done-{pending.run_id}")
     queue.put(made)
+
+
+def test_a_store_held_unchanged_is_read_once_per_selection_and_afresh_after(
+    project: Project, record_run: RecordRun, monkeypatch
+) -> None:
+    """The end of a verify (its runs written) reads the store once for its conclusion, ledger and findings."""
+    record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")])
+    reads: list[str | None] = []
+    read = RunStore._list
+    monkeypatch.setattr(RunStore, "_list", lambda self, chapter: reads.append(chapter) or read(self, chapter))
+    with project.store.unchanged():
+        first = project.store.list()  # another RunStore of the same folder: held all the same
+        assert project.store.list() is first
+        assert len(project.store.list("kt-01-chapter").runs) == 1
+        with project.store.unchanged():  # an inner block keeps the outer one's listings
+            assert project.store.list() is first
+        assert project.store.list() is first
+    assert reads == [None, "kt-01-chapter"]
+    record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")])
+    assert len(project.store.list().runs) == 2 and reads[-1] is None

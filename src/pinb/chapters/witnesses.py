@@ -119,11 +119,11 @@ def explore(
         verdicts: list[WitnessVerdict] = []
         witnesses: list[Witness] = []
         for number, scenarios in enumerate(planned, start=1):
-            witness, verdict = _judged(prop, f"gen-{number}", scenarios, params, run)
-            if verdict.status == "CONTRADICTED":
+            judged = _judged(prop, f"gen-{number}", scenarios, params, run)
+            if judged[1].status == "CONTRADICTED":
                 break  # hypothesis draws the same witnesses again (their runs are kept) and shrinks this one
-            witnesses.append(witness)
-            verdicts.append(verdict)
+            witnesses.append(judged[0])
+            verdicts.append(judged[1])
         else:
             short = len(planned) < count
             note = f"{len(planned)} distinct witnesses drawn of {count} asked (the family has no more)" if short else ""

@@ -18,6 +18,7 @@ problem, until it is repaired or removed.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import os
 import re
@@ -337,7 +338,7 @@ class RunStore:
         except OSError as exc:
             raise KitError(f"cannot remove {folder}: {exc.strerror or exc}") from None
 
-    def leftovers(self) -> list[Path]:
+    def leftovers(self) -> builtins.list[Path]:
         """Temporary folders of runs whose writing process is gone."""
         found = []
         if self.root.is_dir():
@@ -350,7 +351,7 @@ class RunStore:
                     ]
         return found
 
-    def check(self) -> tuple[list[StoredRun], list[StoreProblem]]:
+    def check(self) -> tuple[builtins.list[StoredRun], builtins.list[StoreProblem]]:
         """Verify every run against its evidence; return the runs checked and every mismatch or problem."""
         listing = self.list()
         problems = list(listing.problems)

@@ -159,3 +159,20 @@ def test_the_stand_in_runs_a_scenario_once_per_process_and_again_under_a_fault(m
     with faults.injected(sorted(faults.FAULTS)[0]):
         run_standin_sync(scenario)
     assert len(ran) == 2
+
+
+def test_the_kept_draws_are_trimmed_to_the_ones_used_last(tmp_path, monkeypatch) -> None:
+    import os
+
+    from pinb.chapters import witnesses
+
+    _kept_in(tmp_path, monkeypatch)
+    monkeypatch.setattr(witnesses, "DRAWS_KEPT", 3)
+    folder = tmp_path / witnesses.DRAWS_DIR
+    for n in range(4):
+        assert witnesses.planned_draws(LOAD_ORDER, {}, 2, n, f"key-{n}") is not None
+        os.utime(folder / f"key-{n}.json", ns=(n * 10**9, n * 10**9))  # written one second apart
+    monkeypatch.setattr(witnesses, "_drawn", {})  # another process reads key-1: it is used now
+    assert witnesses.planned_draws(LOAD_ORDER, {}, 2, 1, "key-1") is not None
+    assert witnesses.planned_draws(LOAD_ORDER, {}, 2, 9, "key-9") is not None
+    assert sorted(path.stem for path in folder.iterdir()) == ["key-1", "key-3", "key-9"]

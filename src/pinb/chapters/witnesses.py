@@ -16,9 +16,11 @@ import contextlib
 import functools
 import hashlib
 import json
+import os
 import zlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from pinb.chapters.properties import (
@@ -266,8 +268,10 @@ def draw(prop: Property, params: Params, count: int, seed: int) -> list[Scenario
     return list(drawn.values())[:count]
 
 
-#: Where `planned_draws` keeps drawn witness scenario sets, under the user's cache folder.
+#: Where `planned_draws` keeps drawn witness scenario sets, under the user's cache folder, and how many files it
+#: keeps there (the ones used last; a verify after a change to a chapter's code writes one per claim).
 DRAWS_DIR = "draws"
+DRAWS_KEPT = 2000
 _drawn: dict[str, list[Scenarios]] = {}
 
 
@@ -301,6 +305,7 @@ def planned_draws(prop: Property, params: Params, count: int, seed: int, key: st
     path = user_cache_dir() / DRAWS_DIR / f"{key}.json"
     try:
         kept = json.loads(path.read_text(encoding="utf-8"))
+        os.utime(path)  # used now: the last to go when the folder is trimmed
     except (OSError, ValueError):
         kept = None
     if not (isinstance(kept, list) and len(kept) <= count and all(isinstance(item, dict) for item in kept)):
@@ -314,8 +319,20 @@ def planned_draws(prop: Property, params: Params, count: int, seed: int, key: st
         with contextlib.suppress(OSError, FileError):
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(path, text)
+            _trim(path.parent)
     _drawn[key] = kept
     return kept
+
+
+def _trim(folder: Path) -> None:
+    """Keep the `DRAWS_KEPT` files of `folder` used last."""
+    try:
+        files = sorted(folder.glob("*.json"), key=lambda file: file.stat().st_mtime_ns)
+    except OSError:  # another process trimmed it meanwhile
+        return
+    for old in files[: max(0, len(files) - DRAWS_KEPT)]:
+        with contextlib.suppress(OSError):
+            old.unlink()
 
 
 async def assess(
@@ -348,6 +365,7 @@ async def assess(
 
 __all__ = [
     "DRAWS_DIR",
+    "DRAWS_KEPT",
     "MAX_WITNESSES",
     "SHRINK_BUDGET",
     "Explored",

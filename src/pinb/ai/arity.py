@@ -8,12 +8,19 @@ many positional arguments as they declare.
 from __future__ import annotations
 
 import inspect
+import types
 from collections.abc import Callable
 from typing import Any
 
 
 def positional_arity(fn: Callable[..., Any]) -> int | None:
     """The number of positional parameters of ``fn``; ``None`` when it takes ``*args`` or has no signature."""
+    # A plain function or bound method is read off its code object (`inspect.signature` builds a whole Signature,
+    # once per scripted reply and per listener); anything `inspect.signature` would read otherwise goes to it.
+    function, bound = (fn.__func__, 1) if type(fn) is types.MethodType else (fn, 0)
+    if type(function) is types.FunctionType and not hasattr(fn, "__wrapped__") and not hasattr(fn, "__signature__"):
+        code = function.__code__
+        return None if code.co_flags & inspect.CO_VARARGS else max(code.co_argcount - bound, 0)
     try:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):

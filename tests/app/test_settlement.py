@@ -289,3 +289,24 @@ async def test_turn_end_continue_after_tool_results_adds_no_extra_request() -> N
     assert len(faux.requests) == 2
     faux.assert_complete()
     assert [c.boundary for c in session.continuations] == ["turn_end"]
+
+
+def test_a_boundary_preview_holds_the_branch_own_records_as_pi_inmemory_does() -> None:
+    """Pi's `_createBoundaryPreviewManager` gives `SessionManager.inMemory` the branch's entries themselves (1.3.0
+    to 1.6.0); drafts go on the preview only. A header of an older format is read back through the text."""
+    from pinb.ai import UserMessage
+    from pinb.app.session_tree import SessionManager
+    from pinb.app.settlement import preview_manager
+
+    manager = SessionManager()
+    manager.append_message(UserMessage(content="one", timestamp=1))
+    manager.append_message(UserMessage(content="two", timestamp=2))
+    preview = preview_manager(manager, [])
+    assert all(a is b for a, b in zip(preview.get_branch(), manager.get_branch(), strict=True))
+    assert preview.get_header() is manager.get_header()
+    preview.append_message(UserMessage(content="draft", timestamp=3))
+    assert len(manager.get_branch()) == 2 and len(preview.get_branch()) == 3
+    manager.header = manager.header.model_copy(update={"version": 2})
+    older = preview_manager(manager, [])
+    assert [e.model_dump() for e in older.get_branch()] == [e.model_dump() for e in manager.get_branch()]
+    assert older.get_branch()[0] is not manager.get_branch()[0]

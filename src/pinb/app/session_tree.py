@@ -13,7 +13,7 @@ public names are re-exported here.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -147,6 +147,16 @@ class SessionManager:
         manager = cls(parsed.header.cwd, session_id=parsed.header.id, id_factory=id_factory, clock=clock)
         manager.header = parsed.header
         manager._entries = list(parsed.entries)
+        manager._rebuild_index()
+        return manager
+
+    @classmethod
+    def from_entries(cls, header: SessionHeader, entries: Sequence[Any]) -> SessionManager:
+        """A session holding these very entries after `header` (Pi's ``SessionManager.inMemory(cwd, undefined,
+        [header, ...entries])``, which keeps the objects it is given); the leaf is the last entry."""
+        manager = cls(header.cwd, session_id=header.id)
+        manager.header = header
+        manager._entries = list(entries)
         manager._rebuild_index()
         return manager
 

@@ -35,7 +35,7 @@ from pinb.app.extensions.results import (
     CustomEntryDraft,
     CustomMessageEntryDraft,
 )
-from pinb.app.session_file import write_session_jsonl
+from pinb.app.session_file import CURRENT_SESSION_VERSION, write_session_jsonl
 from pinb.app.session_messages import convert_to_llm
 from pinb.app.session_tree import SessionManager
 
@@ -116,8 +116,14 @@ def apply_boundary_drafts(manager: SessionManager, drafts: Sequence[Any]) -> lis
 
 
 def preview_manager(manager: SessionManager, drafts: Sequence[Any]) -> SessionManager:
-    """A throwaway copy of ``manager``'s active branch with ``drafts`` applied."""
-    preview = SessionManager.from_jsonl(write_session_jsonl(manager.get_header(), manager.get_branch()))
+    """A throwaway session of ``manager``'s active branch with ``drafts`` applied. As Pi's
+    ``_createBoundaryPreviewManager`` (1.3.0–1.6.0) hands ``SessionManager.inMemory`` the branch's own entries, the
+    preview holds the same records; a header of an older format is read back through the text, which migrates it."""
+    header = manager.get_header()
+    if header.version == CURRENT_SESSION_VERSION:
+        preview = SessionManager.from_entries(header, manager.get_branch())
+    else:
+        preview = SessionManager.from_jsonl(write_session_jsonl(header, manager.get_branch()))
     apply_boundary_drafts(preview, drafts)
     return preview
 

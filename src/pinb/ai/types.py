@@ -7,6 +7,7 @@ Every record is a frozen pydantic model with Python attribute names and Pi's cam
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,10 +16,26 @@ from typing import Annotated, Any, Literal, TypeAlias, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.alias_generators import to_camel
 
+#: The latest time `stamp_later_than_now` gave: `now_ms` never answers earlier than it.
+_floor_ms = 0
+_floor_lock = threading.Lock()
+
 
 def now_ms() -> int:
-    """Milliseconds since the epoch, like JavaScript's ``Date.now()``."""
-    return time.time_ns() // 1_000_000
+    """Milliseconds since the epoch, like JavaScript's ``Date.now()`` (never before a stamp already given)."""
+    now = time.time_ns() // 1_000_000
+    floor = _floor_ms
+    return now if now >= floor else floor
+
+
+def stamp_later_than_now() -> int:
+    """A time strictly later than every `now_ms` answered so far, which every later `now_ms` reaches: what a
+    JavaScript program gets by waiting out the current millisecond of ``Date.now()``, without the wait: the clock
+    runs ahead of the wall clock only while stamps come faster than one a millisecond, by as many as came."""
+    global _floor_ms
+    with _floor_lock:
+        _floor_ms = max(time.time_ns() // 1_000_000, _floor_ms) + 1
+        return _floor_ms
 
 
 class PiRecord(BaseModel):

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import time
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import Any, assert_never
 
 from pinb.ai.jsjson import js_slice
 from pinb.ai.timers import timer_seconds
-from pinb.ai.types import now_ms
+from pinb.ai.types import stamp_later_than_now
 from pinb.app.extensions import ExtensionAPI, ExtensionErrorRecord
 from pinb.app.extensions.events import SessionStartEvent
 from pinb.app.js_compat import js_regex, json_stringify
@@ -454,18 +453,10 @@ def register_command(pi: ExtensionAPI, extension_name: str, command: Command, wr
     pi.register_command(command.name, handler=run, description=command.description)
 
 
-def later_than_now() -> int:
-    """A time in milliseconds strictly later than now (sleeps out the rest of the current millisecond)."""
-    start = now_ms()
-    while (now := now_ms()) <= start:
-        time.sleep(max(0.0, ((start + 1) * 1_000_000 - time.time_ns()) / 1e9))
-    return now
-
-
 def _stamped_at_request(message: Any) -> Callable[[], Any]:
     # As the real-Pi runner does on layer app: the reply is stamped when the request is made, strictly after
     # everything before it (Pi compares reply and compaction times).
-    return lambda: message.model_copy(update={"timestamp": later_than_now()})
+    return lambda: message.model_copy(update={"timestamp": stamp_later_than_now()})
 
 
 def _recovery_options(scenario: Scenario, faux: Any) -> dict[str, Any]:

@@ -4,6 +4,7 @@ never passed back by a later read."""
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 
@@ -20,7 +21,7 @@ def test_a_stamp_is_strictly_after_every_earlier_read_and_no_later_read_is_befor
 
 def test_stamps_in_one_millisecond_are_distinct_and_increasing() -> None:
     stamps = [stamp_later_than_now() for _ in range(500)]
-    assert all(later > earlier for earlier, later in zip(stamps, stamps[1:], strict=False))
+    assert all(later > earlier for earlier, later in itertools.pairwise(stamps))
 
 
 def test_the_clock_is_the_wall_clock_again_once_the_wall_clock_passes_the_last_stamp() -> None:

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import strategies as st
-
 from pinb.chapters import scenarios as sc
 from pinb.chapters import tq
-from pinb.chapters.properties import Params, Premise, Property, Scenarios, Witness
+from pinb.chapters.properties import Params, Premise, Property, Scenarios, Witness, st
 
 EVENT = "tool_call"
 

@@ -7,11 +7,15 @@ the code under test), and what the traces show (`observed`). `judge_witness` tur
 `WitnessVerdict`; `claim_status` turns the verdicts of several witnesses into the claim's status.
 
 The hand-written witness (`Property.hand`) is the one the ledger's experiment has always run; `Property.family`
-is a hypothesis strategy of witnesses around it (the domain the sentence quantifies over).
+is a hypothesis strategy of witnesses around it (the domain the sentence quantifies over), written with `st`:
+hypothesis's strategies, imported when a family is first drawn from, so a verify whose draws are kept
+(`witnesses.planned_draws`) and a reader's notebook never import hypothesis. `@st.composite` defers too: the
+decorated function becomes hypothesis's strategy on its first call. Type checkers see hypothesis's own module.
 """
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pinb.claims import WitnessStatus
 
 if TYPE_CHECKING:
+    from hypothesis import strategies as st
     from hypothesis.strategies import SearchStrategy
 
 Trace = list[dict[str, Any]]
@@ -288,6 +293,32 @@ def claim_status(verdicts: Sequence[WitnessVerdict]) -> WitnessStatus:
     return "NOT EXERCISED"
 
 
+class _Strategies:
+    """`st` at run time: every attribute is hypothesis.strategies' own, looked up on use."""
+
+    def __getattr__(self, name: str) -> Any:
+        from hypothesis import strategies
+
+        return getattr(strategies, name)
+
+    def composite(self, function: Callable[..., Any]) -> Callable[..., Any]:
+        built: Callable[..., Any] | None = None
+
+        @functools.wraps(function)
+        def strategy(*args: Any, **kwargs: Any) -> Any:
+            nonlocal built
+            if built is None:
+                from hypothesis import strategies
+
+                built = strategies.composite(function)
+            return built(*args, **kwargs)
+
+        return strategy
+
+
+if not TYPE_CHECKING:
+    st = _Strategies()
+
 __all__ = [
     "WITNESS_STATUSES",
     "BookExampleExperiment",
@@ -304,5 +335,6 @@ __all__ = [
     "WitnessVerdict",
     "claim_status",
     "judge_witness",
+    "st",
     "to_words",
 ]

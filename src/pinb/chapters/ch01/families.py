@@ -13,9 +13,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from hypothesis import strategies as st
-
 from pinb.chapters import scenarios as sc
+from pinb.chapters.properties import st
 
 WORDS = ("alpha", "brown", "copper", "delta", "ember", "fox", "granite", "harbor", "quick", "lazy")
 LOOKUP_TOOL: dict[str, Any] = {

@@ -14,12 +14,10 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from hypothesis import strategies as st
-
 from pinb.chapters import tq
 from pinb.chapters.ch01 import assembly as asm
 from pinb.chapters.ch01 import families as fam
-from pinb.chapters.properties import Params, Premise, Property, Witness
+from pinb.chapters.properties import Params, Premise, Property, Witness, st
 
 NAME_PRIORITY = ("AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")
 CONTEXT = frozenset(NAME_PRIORITY)

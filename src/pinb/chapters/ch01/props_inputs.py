@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import strategies as st
-
 from pinb.chapters import common, tq
 from pinb.chapters import scenarios as sc
 from pinb.chapters.ch01 import assembly as asm
 from pinb.chapters.ch01 import experiments as ex
 from pinb.chapters.ch01 import families as fam
 from pinb.chapters.ch01.turns import prompts, runs_of
-from pinb.chapters.properties import Params, Premise, Property, Witness
+from pinb.chapters.properties import Params, Premise, Property, Witness, st
 
 EXTRA_TOOLS = ("lookup", "search", "fetch_page")
 

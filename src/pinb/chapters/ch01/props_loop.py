@@ -9,15 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import strategies as st
-
 from pinb.chapters import tq
 from pinb.chapters.ch01 import assembly
 from pinb.chapters.ch01 import experiments as ex
 from pinb.chapters.ch01 import families as fam
 from pinb.chapters.ch01.program import printed_output
 from pinb.chapters.ch01.turns import observed_turns, runs_of, script, sorted_calls, tool_details
-from pinb.chapters.properties import Params, Premise, Property, Witness
+from pinb.chapters.properties import Params, Premise, Property, Witness, st
 
 
 def only(w: Witness) -> tuple[str, dict[str, Any]]:

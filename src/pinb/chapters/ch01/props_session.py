@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import strategies as st
-
 from pinb.chapters import common, tq
 from pinb.chapters import scenarios as sc
 from pinb.chapters.ch01 import assembly as asm
 from pinb.chapters.ch01 import experiments as ex
 from pinb.chapters.ch01 import families as fam
 from pinb.chapters.ch01.turns import loop_lines, prompts, reply, runs_of, script, words
-from pinb.chapters.properties import Params, Premise, Property, Witness
+from pinb.chapters.properties import Params, Premise, Property, Witness, st
 
 # --- the session tree -------------------------------------------------------------------------------------------
 

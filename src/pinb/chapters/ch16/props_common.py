@@ -10,11 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from hypothesis import strategies as st
-
 from pinb.chapters import scenarios as sc
 from pinb.chapters import tq
-from pinb.chapters.properties import Premise, Witness
+from pinb.chapters.properties import Premise, Witness, st
 
 Trace = list[dict[str, Any]]
 

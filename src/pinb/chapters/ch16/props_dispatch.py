@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import strategies as st
-
 from pinb.chapters import scenarios as sc
 from pinb.chapters import tq
 from pinb.chapters.ch16 import props_common as wt
-from pinb.chapters.properties import Params, Premise, Property, Witness
+from pinb.chapters.properties import Params, Premise, Property, Witness, st
 
 # --- registration order --------------------------------------------------------------------------------------------
 

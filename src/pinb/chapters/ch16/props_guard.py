@@ -13,8 +13,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from hypothesis import strategies as st
-
 from pinb.chapters import scenarios as sc
 from pinb.chapters import tq
 from pinb.chapters.ch16 import experiments as ex
@@ -22,7 +20,7 @@ from pinb.chapters.ch16 import guard as book_guard
 from pinb.chapters.ch16 import jsguard
 from pinb.chapters.ch16 import props_common as wt
 from pinb.chapters.ch16.guard import EVASION_CORPUS
-from pinb.chapters.properties import Params, Premise, Property, Witness, to_words
+from pinb.chapters.properties import Params, Premise, Property, Witness, st, to_words
 
 # --- the book's code, read from the quotes ---------------------------------------------------------------------------
 

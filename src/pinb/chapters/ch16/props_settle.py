@@ -11,14 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import strategies as st
-
 from pinb.chapters import common, tq
 from pinb.chapters import scenarios as sc
 from pinb.chapters.ch16 import experiments as ex
 from pinb.chapters.ch16 import props_common as wt
 from pinb.chapters.ch16 import sessions
-from pinb.chapters.properties import Params, Premise, Property, Witness
+from pinb.chapters.properties import Params, Premise, Property, Witness, st
 
 BOUNDARIES = ("turn_end", "agent_before_settle")
 ENTRY_TEXTS = ("Check the plan.", "Add the risks.", "Once more, with tests.", "Prüfe die Annahmen.", "再確認して")

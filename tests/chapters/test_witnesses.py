@@ -176,3 +176,37 @@ def test_the_kept_draws_are_trimmed_to_the_ones_used_last(tmp_path, monkeypatch)
     assert witnesses.planned_draws(LOAD_ORDER, {}, 2, 1, "key-1") is not None
     assert witnesses.planned_draws(LOAD_ORDER, {}, 2, 9, "key-9") is not None
     assert sorted(path.stem for path in folder.iterdir()) == ["key-1", "key-3", "key-9"]
+
+
+def test_the_kept_text_of_a_stand_in_run_is_its_lines_written_and_belongs_to_the_faults_it_ran_under(
+    monkeypatch,
+) -> None:
+    from pinb.chapters import backends
+    from pinb.scenario.trace import dumps_jsonl
+    from pinb.testing import faults
+
+    monkeypatch.setattr(backends, "_standin_traces", {})
+    (scenario,) = LOAD_ORDER.hand({}).values()
+    assert backends.kept_text(scenario, "standin") is None
+    lines = run_standin_sync(scenario)
+    assert backends.kept_text(scenario, "standin") == dumps_jsonl(lines)
+    with faults.injected(sorted(faults.FAULTS)[0]):
+        assert backends.kept_text(scenario, "standin") is None  # never the text of a run without the fault
+    assert backends.kept_text({**scenario, "id": "other"}, "standin") is None
+    assert backends.kept_text(scenario, "pi") is None
+
+
+def test_a_witness_artefact_is_the_text_its_lines_were_read_from(tmp_path) -> None:
+    import asyncio
+
+    from pinb.chapters.experiments import ChapterRun
+    from pinb.chapters.registry import claim
+    from pinb.scenario.trace import dumps_jsonl, loads_jsonl
+
+    run = ChapterRun("pi-01-chapter", "standin", knobs={}, artifacts_dir=tmp_path, witnesses=2)
+    asyncio.run(run.observe(claim("pi-01.loop.turn-shape")))
+    saved = sorted(tmp_path.glob("*.jsonl"))
+    assert len(saved) >= 3  # the hand-written witness and two generated ones
+    for path in saved:
+        text = path.read_text(encoding="utf-8")
+        assert dumps_jsonl(loads_jsonl(text)) == text

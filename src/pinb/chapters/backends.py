@@ -31,12 +31,17 @@ _standin_traces_lock = threading.Lock()
 _STANDIN_KEPT = 4096
 
 
-def run_standin_sync(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _standin_key(scenario: Mapping[str, Any]) -> tuple[frozenset[str], str]:
     from pinb import _faults
+
+    return _faults.ACTIVE, json.dumps(dict(scenario), ensure_ascii=False)
+
+
+def run_standin_sync(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     from pinb.scenario.standin import run_on_standin
     from pinb.scenario.trace import dumps_jsonl, loads_jsonl
 
-    key = (_faults.ACTIVE, json.dumps(dict(scenario), ensure_ascii=False))
+    key = _standin_key(scenario)
     with _standin_traces_lock:
         trace = _standin_traces.get(key)
     if trace is None:
@@ -54,13 +59,19 @@ _pi_traces: dict[tuple[str, bool, str], str] = {}
 _pi_traces_lock = threading.Lock()
 
 
+def _pi_key(scenario: Mapping[str, Any], pi_version: str) -> tuple[tuple[str, bool, str], str]:
+    from pinb.scenario import reference
+
+    text = json.dumps(dict(scenario), ensure_ascii=False)
+    return (pi_version, reference.extension_code_trusted(), hashlib.sha256(text.encode("utf-8")).hexdigest()), text
+
+
 def run_pi_sync(scenario: Mapping[str, Any], pi_version: str) -> list[dict[str, Any]]:
     from pinb.scenario import reference
     from pinb.scenario.trace import loads_jsonl
 
     _parse(scenario)  # a malformed scenario is reported here, not as a Node error
-    text = json.dumps(dict(scenario), ensure_ascii=False)
-    key = (pi_version, reference.extension_code_trusted(), hashlib.sha256(text.encode("utf-8")).hexdigest())
+    key, text = _pi_key(scenario, pi_version)
     with _pi_traces_lock:
         trace = _pi_traces.get(key)
     if trace is None:
@@ -71,6 +82,18 @@ def run_pi_sync(scenario: Mapping[str, Any], pi_version: str) -> list[dict[str, 
         with _pi_traces_lock:
             _pi_traces[key] = trace
     return loads_jsonl(trace)  # parsed afresh: a caller that edits its lines never edits the kept trace
+
+
+def kept_text(scenario: Mapping[str, Any], backend: str, pi_version: str | None = None) -> str | None:
+    """The trace file text this process kept for `scenario` on the backend (what its trace lines were read from),
+    or None when it has none: a run's artefact is written from it instead of from the lines again."""
+    if backend == "standin":
+        with _standin_traces_lock:
+            return _standin_traces.get(_standin_key(scenario))
+    if pi_version is None:
+        return None
+    with _pi_traces_lock:
+        return _pi_traces.get(_pi_key(scenario, pi_version)[0])
 
 
 async def run_scenario(
@@ -84,4 +107,4 @@ async def run_scenario(
     return await asyncio.to_thread(run_pi_sync, scenario, pi_version)
 
 
-__all__ = ["run_pi_sync", "run_scenario", "run_standin_sync"]
+__all__ = ["kept_text", "run_pi_sync", "run_scenario", "run_standin_sync"]

@@ -23,7 +23,7 @@ from typing import Any
 
 from pinb.backends import PI_MODELLED_VERSION, Backend
 from pinb.chapters import views
-from pinb.chapters.backends import run_scenario
+from pinb.chapters.backends import kept_text, run_scenario
 from pinb.chapters.display import Shown, code, table_html
 from pinb.chapters.experiment_view import ExperimentView
 from pinb.chapters.properties import BookExampleExperiment, Params, Property, PropertyExperiment, Trace
@@ -135,13 +135,20 @@ class ChapterRun:
         if key not in self._cache:
             self._cache[key] = await run_scenario(scenario, self.backend, self.pi_version)
             if self.artifacts_dir is not None:
-                self._save(str(scenario.get("id", "scenario")), self._cache[key])
+                self._save_run(scenario, self._cache[key])
         return self._cache[key]
 
-    def _save(self, scenario_id: str, trace: Trace) -> None:
+    def _save_run(self, scenario: Mapping[str, Any], trace: Trace, name: str = "scenario") -> None:
+        """Keep the trace of `scenario`: the text its lines were read from, where this process kept it."""
+        self._save(str(scenario.get("id", name)), trace, kept_text(scenario, self.backend, self.pi_version))
+
+    def _save(self, scenario_id: str, trace: Trace, text: str | None = None) -> None:
+        """Keep a trace in the artefacts folder: `text`, else the lines written again (a lone surrogate escaped, as
+        JavaScript's JSON does)."""
         assert self.artifacts_dir is not None
         self.artifacts_dir.mkdir(parents=True, exist_ok=True)
-        text = dumps_jsonl(trace)  # a lone surrogate (a JavaScript slice through an emoji) is escaped
+        if text is None:
+            text = dumps_jsonl(trace)
         folder = self.artifacts_dir
         # Same id, other knobs or another generated witness: keep both. The texts already there are remembered,
         # so the hundredth witness of a family does not read the ninety-nine files before it again.
@@ -249,7 +256,7 @@ class ChapterRun:
         if self.artifacts_dir is not None:
             for witness in (*explored.witnesses, *([explored.counterexample] if explored.counterexample else [])):
                 for name, trace in witness.traces.items():
-                    self._save(str(witness.scenarios[name].get("id", name)), trace)
+                    self._save_run(witness.scenarios[name], trace, name)
         observation.result = result
         observation.evidence = (EDITED if edited else "") + result.evidence
         return observation

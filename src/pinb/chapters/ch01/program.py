@@ -7,7 +7,6 @@ the book directory at run time, from its first import to the line that prompts t
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from pathlib import Path
 
 from pinb.chapters.book import chapter_text, printed_code
@@ -26,20 +25,18 @@ OUTPUT_INTRO = "This program prints:"
 
 def printed_output() -> list[str]:
     """The lines the chapter says the program prints, from the quote of `pi-01.example.three-lines` (checked
-    against the chapter text whenever it is available); each line starts with `stop:` or `tool:`."""
-    path = Path(__file__).with_name(LEDGER_FILE)
-    stat = path.stat()
-    return list(_printed_output(str(path), stat.st_mtime_ns, stat.st_size))
+    against the chapter text whenever it is available); each line starts with `stop:` or `tool:`. The claim is the
+    registry's, read with its chapter's ledger once (`registry.refresh()` reads an edited ledger again)."""
+    from pinb.chapters.registry import claim
 
-
-@lru_cache(maxsize=4)
-def _printed_output(path: str, _mtime_ns: int, _size: int) -> tuple[str, ...]:
-    # Read once per version of the ledger file: every witness of the claims that judge the printed lines asks.
-    claim = load_ledger(Path(path)).claim(OUTPUT_CLAIM)
-    if claim is None or OUTPUT_INTRO not in claim.text:
+    try:
+        text = claim(OUTPUT_CLAIM).text
+    except KeyError:
+        text = ""
+    if OUTPUT_INTRO not in text:
         raise UsageError(f"chapter 01's ledger has no claim {OUTPUT_CLAIM} quoting {OUTPUT_INTRO!r}")
-    printed = claim.text.split(OUTPUT_INTRO, 1)[1]
-    return tuple(line.strip() for line in re.split(r"(?=\b(?:stop|tool): )", printed) if line.strip())
+    printed = text.split(OUTPUT_INTRO, 1)[1]
+    return [line.strip() for line in re.split(r"(?=\b(?:stop|tool): )", printed) if line.strip()]
 
 
 def program() -> str | None:

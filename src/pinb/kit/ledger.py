@@ -114,6 +114,8 @@ def refresh(project: Project, *, force_reports: bool = False, keep: Collection[P
 
 def held_back(project: Project, weak: dict[Path, str]) -> dict[Path, str]:
     """Of the `weaker` files, those the runs would now change (what `refresh(keep=weak)` left as committed)."""
+    if not weak:  # every chapter's text is here: nothing was held back, and nothing needs rendering again
+        return {}
     return {path: weak[path] for path in stale(project) if path in weak}
 
 

@@ -92,7 +92,9 @@ def test_a_settled_run_is_not_read_again_until_a_file_of_it_changes(
     run = record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")])
     digests: list[str] = []
     digest = integrity._digest
-    monkeypatch.setattr(integrity, "_digest", lambda folder: digests.append(folder.name) or digest(folder))
+    monkeypatch.setattr(
+        integrity, "_digest", lambda folder, hashes=None: digests.append(folder.name) or digest(folder, hashes)
+    )
     assert project.store.list().runs[0].problem is None
     assert project.store.list().runs[0].problem is None
     assert len(digests) == 2  # just written: its times do not vouch for its bytes yet
@@ -149,3 +151,28 @@ def test_two_runs_that_could_not_start_share_the_source_notebook(project: Projec
         digest = _sha256(notebook)
         _edit(run.path / "run.json", lambda record, digest=digest: record["artifacts"][0].update(sha256=digest))
     assert [run.problem for run in project.store.list().runs] == [None, None]
+
+
+def test_a_run_read_afresh_has_each_file_read_once_and_a_changed_artefact_is_still_caught(
+    project: Project, record_run: RecordRun, monkeypatch
+) -> None:
+    """A run the cache cannot answer for is hashed once: the record's artefact hashes are compared with the hashes
+    the digest just took, so every file is read once, and a changed artefact is still a mismatch."""
+    from pinb.kit import fingerprint, integrity
+
+    run = record_run("kt-01-chapter", [("kt-01.math.adds", "holds", "2")])
+    read: list[str] = []
+    sha256_file = fingerprint.sha256_file
+
+    def counted(path):
+        read.append(os.fspath(path))
+        return sha256_file(path)
+
+    monkeypatch.setattr(integrity, "sha256_file", counted)
+    assert project.store.list().runs[0].problem is None
+    assert read and len(read) == len(set(read))
+    notebook = run.path / "executed.ipynb"
+    notebook.chmod(notebook.stat().st_mode | stat.S_IWUSR)
+    notebook.write_bytes(notebook.read_bytes().replace(b'"2"', b'"3"'))
+    problem = project.store.list().runs[0].problem
+    assert problem is not None and "executed.ipynb was changed" in problem

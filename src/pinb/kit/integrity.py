@@ -41,7 +41,7 @@ import re
 import secrets
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -78,10 +78,11 @@ class _Mismatch(Exception):
     pass
 
 
-def check_run(folder: Path, record: RunRecord) -> str | None:
-    """`None` when the run at `folder` matches its record, else one line starting with `MISMATCH`."""
+def check_run(folder: Path, record: RunRecord, hashes: Mapping[str, str] | None = None) -> str | None:
+    """`None` when the run at `folder` matches its record, else one line starting with `MISMATCH`. `hashes`: the
+    sha256 of regular files just read (by relative path, as `_digest` collects them), not read again."""
     try:
-        _check(folder, record)
+        _check(folder, record, hashes or {})
     except _Mismatch as exc:
         return f"{MISMATCH}: {exc}"
     return None
@@ -104,13 +105,13 @@ def record_problem(record: RunRecord, now: datetime | None = None) -> str | None
     return None
 
 
-def _check(folder: Path, record: RunRecord) -> None:
+def _check(folder: Path, record: RunRecord, hashes: Mapping[str, str]) -> None:
     if folder.name != record.run_id:
         raise _Mismatch(f"it is in folder {folder.name} but its record names run {record.run_id} (a copied run)")
     if folder.parent.name != record.chapter:
         raise _Mismatch(f"it is under {folder.parent.name}/ but its record names chapter {record.chapter}")
     _check_inputs(record)
-    listed = _check_artifacts(folder, record)
+    listed = _check_artifacts(folder, record, hashes)
     unlisted = sorted(set(_files(folder)) - listed - {RECORD_FILE})
     if unlisted:
         raise _Mismatch(f"{unlisted[0]} is in the run folder but not in its record")
@@ -135,7 +136,7 @@ def _check_inputs(record: RunRecord) -> None:
         raise _Mismatch("its inputs and its record name different parameters")
 
 
-def _check_artifacts(folder: Path, record: RunRecord) -> set[str]:
+def _check_artifacts(folder: Path, record: RunRecord, hashes: Mapping[str, str]) -> set[str]:
     paths = [artifact.path for artifact in record.artifacts]
     if EXECUTED_NOTEBOOK not in paths:
         raise _Mismatch("its record lists no executed notebook")
@@ -147,7 +148,7 @@ def _check_artifacts(folder: Path, record: RunRecord) -> set[str]:
         if target.is_symlink():
             raise _Mismatch(f"{artifact.path} is a link")
         try:
-            actual = sha256_file(target)
+            actual = hashes.get(artifact.path) or sha256_file(target)
         except NotRegularFile as exc:
             raise _Mismatch(f"{artifact.path} is {exc.strerror}") from None
         except OSError:
@@ -345,11 +346,12 @@ class VerificationCache:
         signature = _signature(folder)
         if cached is not None and signature is not None and cached.get("signature") == signature[0]:
             return cached.get("problem")  # not a byte changed: every entry has the size and times it had
-        digest = _digest(folder)
+        hashes: dict[str, str] = {}
+        digest = _digest(folder, hashes)
         if cached is not None and digest is not None and cached.get("digest") == digest:
             problem = cached.get("problem")
         else:
-            problem = check_run(folder, record)
+            problem = check_run(folder, record, hashes if digest is not None else None)
         if digest is not None:
             # a file changed in the last seconds may change again within its clock tick: its times do not vouch
             settled = signature is not None and signature[1] < time.time_ns() - _SETTLED_NS
@@ -437,8 +439,9 @@ def _entries(folder: Path) -> Iterator[tuple[str, str, os.stat_result]]:
             yield prefix + name, path, os.lstat(path)
 
 
-def _digest(folder: Path) -> str | None:
-    """sha256 over every entry below `folder`: its relative path, its kind, and a regular file's bytes."""
+def _digest(folder: Path, hashes: dict[str, str] | None = None) -> str | None:
+    """sha256 over every entry below `folder`: its relative path, its kind, and a regular file's bytes (each
+    file's own sha256 also put in `hashes`, by relative path)."""
     digest = hashlib.sha256()
     try:
         for relative, path, info in _entries(folder):
@@ -447,7 +450,10 @@ def _digest(folder: Path) -> str | None:
             elif stat.S_ISDIR(info.st_mode):
                 digest.update(f"dir\0{relative}\0".encode())
             else:
-                digest.update(f"file\0{relative}\0{sha256_file(path)}\0".encode())
+                file_hash = sha256_file(path)
+                if hashes is not None:
+                    hashes[relative] = file_hash
+                digest.update(f"file\0{relative}\0{file_hash}\0".encode())
     except (OSError, ValueError):
         return None
     return digest.hexdigest()

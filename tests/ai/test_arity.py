@@ -10,17 +10,7 @@ from typing import Any
 
 import pytest
 
-from pinb.ai.arity import positional_arity
-
-
-def _by_signature(fn: Callable[..., Any]) -> int | None:
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return None
-    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
-        return None
-    return sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+from pinb.ai.arity import by_signature, positional_arity
 
 
 class _Listener:
@@ -81,4 +71,4 @@ CALLABLES = [
 
 @pytest.mark.parametrize("fn", CALLABLES, ids=repr)
 def test_positional_arity_answers_as_inspect_signature(fn: Callable[..., Any]) -> None:
-    assert positional_arity(fn) == _by_signature(fn)
+    assert positional_arity(fn) == by_signature(fn)

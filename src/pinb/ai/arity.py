@@ -21,6 +21,11 @@ def positional_arity(fn: Callable[..., Any]) -> int | None:
     if type(function) is types.FunctionType and not hasattr(fn, "__wrapped__") and not hasattr(fn, "__signature__"):
         code = function.__code__
         return None if code.co_flags & inspect.CO_VARARGS else max(code.co_argcount - bound, 0)
+    return by_signature(fn)
+
+
+def by_signature(fn: Callable[..., Any]) -> int | None:
+    """`positional_arity` as `inspect.signature` reads it (what the code-object path must agree with)."""
     try:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):

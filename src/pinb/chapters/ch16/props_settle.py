@@ -45,7 +45,8 @@ def plan(s: Any) -> dict[str, Any]:
     entry, the continuing handler's answers, low-level runs and settlements."""
     found = _continuer(s)
     responses = s["responses"]
-    event, action = found if found is not None else ("", {"kind": "continue_times", "times": 0})
+    none_continues: tuple[str, dict[str, Any]] = ("", {"kind": "continue_times", "times": 0})
+    event, action = found if found is not None else none_continues
     entry = (action.get("entry") or {}).get("content")
     requests, answers, entry_from = 0, [], None
     turn_invocations = settle_invocations = 0

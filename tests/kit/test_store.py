@@ -6,6 +6,7 @@ import json
 import multiprocessing
 import os
 import stat
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -30,10 +31,24 @@ def test_a_committed_run_is_complete_and_read_only(project: Project, record_run:
     assert listing.problems == []
 
 
-def test_run_ids_sort_and_differ() -> None:
-    ids = {new_run_id() for _ in range(200)}
-    assert len(ids) == 200
-    assert all(RUN_ID_RE.match(run_id) for run_id in ids)
+def test_run_ids_sort_by_time_and_match_their_pattern() -> None:
+    times = [datetime(2026, 12, 6, 19, 35, second, tzinfo=UTC) for second in (0, 1, 59)]
+    ids = [new_run_id(when) for when in times]
+    assert ids == sorted(ids)
+    assert all(RUN_ID_RE.match(run_id) for run_id in [*ids, new_run_id()])
+
+
+def test_a_reserved_run_id_is_never_handed_out_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Ids are random within a second, so two may be equal: the store draws again past one already taken.
+    drawn = iter(["20261206T193518Z-aaaaaa"] * 3 + ["20261206T193518Z-bbbbbb", "20261206T193518Z-cccccc"])
+    monkeypatch.setattr("pinb.kit.store.new_run_id", lambda: next(drawn))
+    store = RunStore(tmp_path / "runs")
+    in_flight = store.begin("kt-01-chapter")
+    second = store.begin("kt-01-chapter")
+    assert [in_flight.run_id, second.run_id] == ["20261206T193518Z-aaaaaa", "20261206T193518Z-bbbbbb"]
+    (store.chapter_dir("kt-01-chapter") / "20261206T193518Z-cccccc").mkdir()
+    drawn = iter(["20261206T193518Z-cccccc", "20261206T193518Z-dddddd"])
+    assert store.begin("kt-01-chapter").run_id == "20261206T193518Z-dddddd"
 
 
 @pytest.mark.parametrize("bad", ["../x", "20261130T195500Z-3f9a1c/..", "", "20261130T195500Z-3F9A1C", "run"])

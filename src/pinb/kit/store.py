@@ -185,7 +185,8 @@ class RunStore:
         _remove_leftovers(folder)
         for _ in range(20):
             run_id = new_run_id()
-            if (folder / run_id).exists():
+            # Ids are random within a second: one taken by a run, finished or still being written, is drawn again.
+            if (folder / run_id).exists() or any(folder.glob(f"{TMP_PREFIX}{run_id}-*")):
                 continue
             tmp = folder / f"{TMP_PREFIX}{run_id}-{writer_token(os.getpid())}"
             try:

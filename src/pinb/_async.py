@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from pinb.errors import UsageError
@@ -11,8 +11,8 @@ from pinb.errors import UsageError
 T = TypeVar("T")
 
 
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` to completion from synchronous code (scripts, the CLI).
+def run_sync(coro: Coroutine[Any, Any, T], *, loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None) -> T:
+    """Run ``coro`` to completion from synchronous code (scripts, the CLI), on a new loop (``loop_factory``'s).
 
     Inside a running event loop (Jupyter, an async test) this refuses: use ``await`` there instead.
     pinb never patches the loop (no ``nest_asyncio``).
@@ -20,6 +20,7 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coro)
+        with asyncio.Runner(loop_factory=loop_factory) as runner:
+            return runner.run(coro)
     coro.close()
     raise UsageError("an event loop is already running here (Jupyter?): use `await ...` instead of run_sync(...)")

@@ -1,4 +1,4 @@
-"""Time in the stand-in: Node's ``setTimeout`` delay rule, and the wall-clock limit of a run.
+"""Time in the stand-in: Node's ``setTimeout`` delay rule, the clock a run keeps, and the limits of a run.
 
 Node clamps a timer delay above 2**31 - 1 ms (about 24.8 days) to 1 ms, so a scenario asking real Pi to sleep
 ``1e12`` ms, or a faux stream at ``tokens_per_second: 1e-9``, does not wait at all; ``timer_seconds`` applies the
@@ -9,24 +9,33 @@ CPU-bound work that never yields to the event loop, such as a regular expression
 asks ``remaining()`` and stops itself with ``TimeLimitExceeded``. That exception derives from ``BaseException`` on
 purpose: Pi's error paths (a throwing handler blocks its tool call, a failing validation becomes an error result)
 catch ``Exception`` and turn it into data, and a run that ran out of time must end instead.
+
+``VirtualClockLoop`` is the event loop a run keeps time on: when every task waits for a timer, the clock jumps to
+the earliest one instead of sleeping. Timers fire in the order of their due times as they would in wall-clock time
+(a sleeping tool, a slow handler, a faux stream's chunks, a queued action's wait), so a trace is the same, without
+the waits.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
+import selectors
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeVar, TypeVarTuple
 
 __all__ = [
     "NODE_TIMEOUT_MAX_MS",
     "DeadlineExceeded",
     "TimeLimit",
     "TimeLimitExceeded",
+    "VirtualClockLoop",
     "hard_deadline",
     "remaining",
     "time_limit",
@@ -190,8 +199,8 @@ def hard_deadline(seconds: float) -> Iterator[None]:
     `remaining()` (a loop over 200,000 scripted responses): a watchdog thread raises `DeadlineExceeded` into this
     thread, which Python delivers between two bytecodes. Work inside one long C call ends when the call returns.
 
-    For synchronous callers (the command line): inside an event loop that others share (Jupyter) the exception
-    could land in their code, so `arun_on_standin` keeps to `time_limit` there.
+    For a thread whose work is all inside: in an event loop that others share (Jupyter) the exception could land
+    in their code, so `arun_on_standin` runs the scenario in a thread of its own.
     """
     import threading
 
@@ -210,3 +219,57 @@ def hard_deadline(seconds: float) -> Iterator[None]:
     finally:
         armed.disarm()
         sys.unraisablehook = previous_hook
+
+
+_T = TypeVar("_T")
+_Ts = TypeVarTuple("_Ts")
+
+
+class _SkippingSelector:
+    """A loop's selector, except that waiting for a timer with nothing ready moves the loop's clock to the timer."""
+
+    def __init__(self, inner: selectors.BaseSelector, loop: VirtualClockLoop) -> None:
+        self._inner = inner
+        self._loop = loop
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        if timeout is None or timeout <= 0 or self._loop.awaits_outside():
+            return self._inner.select(timeout)
+        ready = self._inner.select(0)
+        if not ready:
+            self._loop.skipped += timeout
+        return ready
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class VirtualClockLoop(asyncio.SelectorEventLoop):
+    """An event loop whose clock jumps over idle waits (``skipped`` seconds so far): when every task waits for a
+    timer, the earliest timer fires at once. While something outside the loop can still wake it (work in a thread,
+    a socket or a pipe), it waits in wall-clock time like any loop. A run's limits count wall-clock time as well:
+    work that never waits is ended by ``time_limit`` and ``hard_deadline``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.skipped = 0.0
+        self._in_threads = 0
+        self._own = len(self._selector.get_map())  # the loop's own wake-up pipe
+        # asyncio's selector loop asks `_selector.select(timeout)` to sleep until its next timer
+        self._selector: selectors.BaseSelector = _SkippingSelector(self._selector, self)  # type: ignore[assignment]
+
+    def time(self) -> float:
+        return super().time() + self.skipped
+
+    def run_in_executor(self, executor: Executor | None, func: Callable[[*_Ts], _T], *args: *_Ts) -> asyncio.Future[_T]:
+        future = super().run_in_executor(executor, func, *args)
+        self._in_threads += 1
+        future.add_done_callback(self._thread_done)
+        return future
+
+    def _thread_done(self, _future: asyncio.Future[Any]) -> None:
+        self._in_threads -= 1
+
+    def awaits_outside(self) -> bool:
+        """Whether work in a thread or a registered file (a socket, a pipe) may still wake the loop."""
+        return self._in_threads > 0 or len(self._selector.get_map()) > self._own

@@ -18,14 +18,14 @@ from pinb import __version__
 from pinb._async import run_sync
 from pinb.ai import FauxProvider, TextContent, UserMessage, faux_assistant_message, faux_text, faux_thinking
 from pinb.ai.faux import FauxRequest, faux_tool_call
-from pinb.ai.timers import DeadlineExceeded, TimeLimitExceeded, hard_deadline, time_limit
+from pinb.ai.timers import DeadlineExceeded, TimeLimitExceeded, VirtualClockLoop, hard_deadline, time_limit
 from pinb.errors import ScenarioError, UsageError
 from pinb.scenario.model import Response, Scenario, TextBlock, ThinkingBlock, ToolCallBlock, Trigger
 from pinb.scenario.trace import TraceWriter
 
 __all__ = ["DEFAULT_TIMEOUT_S", "arun_on_standin", "check_timeout", "run_on_standin"]
 
-#: The wall-clock limit of one scenario run on the stand-in (``--timeout`` changes it); the corpus needs < 1 s each.
+#: The time limit of one scenario run on the stand-in (``--timeout`` changes it); the corpus needs < 1 s each.
 DEFAULT_TIMEOUT_S = 60.0
 
 
@@ -43,12 +43,16 @@ _HARD_GRACE_S = 0.2
 def run_on_standin(scenario: Scenario, *, timeout: float = DEFAULT_TIMEOUT_S) -> list[dict[str, Any]]:
     """Run ``scenario`` on the stand-in and return its trace lines (synchronous; use ``arun_on_standin`` in Jupyter).
 
-    Bounded even where the run never yields to the event loop (CPU-bound work): it is stopped from outside.
+    The run keeps time on its own clock, which jumps over idle waits (``VirtualClockLoop``): a tool that sleeps
+    30 ms ends after the timers due before it and before those due after it, at once. Past ``timeout`` seconds,
+    of that clock or of the wall clock, the run ends with one ``ScenarioError`` line: naming the regular expression
+    when a match backtracked past it, else saying the scenario did not finish (a long sleep, a slow stream, a loop).
+    Work that never yields to the event loop (CPU-bound) is stopped from outside.
     """
     seconds = check_timeout(timeout)
     try:
         with hard_deadline(seconds + _HARD_GRACE_S):
-            return run_sync(arun_on_standin(scenario, timeout=seconds))
+            return run_sync(_limited(scenario, seconds), loop_factory=VirtualClockLoop)
     except DeadlineExceeded:
         raise ScenarioError(_late(scenario, seconds)) from None
 
@@ -58,12 +62,11 @@ def _late(scenario: Scenario, seconds: float) -> str:
 
 
 async def arun_on_standin(scenario: Scenario, *, timeout: float = DEFAULT_TIMEOUT_S) -> list[dict[str, Any]]:
-    """Run ``scenario`` and return its trace lines, within ``timeout`` seconds of wall-clock time.
+    """``run_on_standin`` from a running event loop (Jupyter): the run keeps its own loop and clock in a thread."""
+    return await asyncio.to_thread(run_on_standin, scenario, timeout=timeout)
 
-    Past the limit the run ends with one ``ScenarioError`` line: naming the regular expression when a match
-    backtracked past it, else saying the scenario did not finish (a long sleep, a slow stream, a loop).
-    """
-    seconds = check_timeout(timeout)
+
+async def _limited(scenario: Scenario, seconds: float) -> list[dict[str, Any]]:
     with time_limit(seconds) as limit:
         try:
             lines = await asyncio.wait_for(_run(scenario), seconds)

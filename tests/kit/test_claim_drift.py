@@ -117,3 +117,22 @@ def test_every_option_is_described_in_help(command: tuple[str, ...]) -> None:
     for action in parser._actions:
         if action.option_strings and action.dest != "help":
             assert action.help, (command, action.option_strings)
+
+
+def test_every_argument_of_every_command_is_described_in_help() -> None:
+    import argparse
+
+    from pinb.cli import build_parser
+
+    undescribed: list[str] = []
+
+    def walk(parser: argparse.ArgumentParser, path: list[str]) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk(sub, [*path, name])
+            elif action.dest != "help" and not action.help:
+                undescribed.append(" ".join([*path, *(action.option_strings or [action.dest])]))
+
+    walk(build_parser(), ["pinb"])
+    assert undescribed == []

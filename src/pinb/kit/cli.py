@@ -70,7 +70,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=cmd_verify)
 
     p = subparsers.add_parser("status", help="claim statuses from the run store (exit 2 if a run record is unreadable)")
-    p.add_argument("chapters", nargs="*", metavar="CHAPTER")
+    p.add_argument("chapters", nargs="*", metavar="CHAPTER", help="chapter ids (default: every chapter)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--summary", action="store_true", help="a short Markdown table: counts per chapter and backend")
     p.add_argument(
@@ -92,7 +92,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=cmd_status)
 
     p = subparsers.add_parser("report", help="the evidence report of one chapter; --all: the committed ledger")
-    p.add_argument("chapter", nargs="?", metavar="CHAPTER")
+    p.add_argument("chapter", nargs="?", metavar="CHAPTER", help="the chapter id (not with --all)")
     p.add_argument(
         "--format",
         choices=("md", "json", "brief"),
@@ -112,18 +112,18 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("runs", help="list, show and check recorded runs")
     runs = p.add_subparsers(dest="runs_command", metavar="ACTION", parser_class=type(p))
     q = runs.add_parser("list", help="every run, oldest first")
-    q.add_argument("chapters", nargs="*", metavar="CHAPTER")
+    q.add_argument("chapters", nargs="*", metavar="CHAPTER", help="chapter ids (default: every chapter)")
     _root(q)
     q.set_defaults(run=cmd_runs_list)
     q = runs.add_parser("show", help="one run record as JSON")
-    q.add_argument("run_id", metavar="RUN")
+    q.add_argument("run_id", metavar="RUN", help="the run id, as `pinb runs list` shows it")
     _root(q)
     q.set_defaults(run=cmd_runs_show)
     q = runs.add_parser("check", help="verify every run; report records that no longer match their evidence")
     _root(q)
     q.set_defaults(run=cmd_runs_check)
     q = runs.add_parser("rm", help="remove runs by id")
-    q.add_argument("run_ids", nargs="+", metavar="RUN")
+    q.add_argument("run_ids", nargs="+", metavar="RUN", help="run ids, as `pinb runs list` shows them")
     _root(q)
     q.set_defaults(run=cmd_runs_rm)
     q = runs.add_parser("prune", help="remove failed and superseded runs and leftovers of stopped processes")
@@ -182,7 +182,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=cmd_drift)
 
     p = subparsers.add_parser("fingerprint", help="sha256 of a chapter text after pinb's normalisation")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help="the chapter's text (Markdown or plain text)")
     p.set_defaults(run=cmd_fingerprint)
 
 

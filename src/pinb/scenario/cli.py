@@ -25,7 +25,9 @@ def add_commands(subparsers: Any) -> None:
 
     run = verbs.add_parser("run", help="run one scenario and write its trace (JSONL)")
     run.add_argument("file", type=Path, help="scenario JSON file")
-    run.add_argument("--backend", choices=("standin", "pi"), required=True)
+    run.add_argument(
+        "--backend", choices=("standin", "pi"), required=True, help="pinb's stand-in, or the real Pi through Node"
+    )
     run.add_argument("--pi-version", metavar="V", help=f"Pi version for --backend pi (default {DEFAULT_PI_VERSION})")
     run.add_argument("-o", "--output", type=Path, metavar="TRACE", help="write the trace here (default: stdout)")
     _timeout_option(run)
@@ -33,8 +35,10 @@ def add_commands(subparsers: Any) -> None:
     run.set_defaults(run=cmd_run)
 
     diff = verbs.add_parser("diff", help="run on both backends; exit 1 with the first difference")
-    diff.add_argument("file", type=Path)
-    diff.add_argument("--pi-version", default=DEFAULT_PI_VERSION, metavar="V")
+    diff.add_argument("file", type=Path, help="scenario JSON file")
+    diff.add_argument(
+        "--pi-version", default=DEFAULT_PI_VERSION, metavar="V", help=f"the Pi release (default {DEFAULT_PI_VERSION})"
+    )
     _projection_options(diff)
     _timeout_option(diff)
     trust_option(diff)
@@ -43,7 +47,12 @@ def add_commands(subparsers: Any) -> None:
     conform = verbs.add_parser(
         "conform", help="compare the stand-in with the recorded real-Pi traces (offline), or with live Pi"
     )
-    conform.add_argument("--pi-version", default=DEFAULT_PI_VERSION, metavar="V")
+    conform.add_argument(
+        "--pi-version",
+        default=DEFAULT_PI_VERSION,
+        metavar="V",
+        help=f"the Pi release whose traces or packages to compare with (default {DEFAULT_PI_VERSION})",
+    )
     conform.add_argument(
         "--backend",
         choices=("recorded", "pi"),
@@ -112,8 +121,8 @@ def _timeout_option(parser: argparse.ArgumentParser) -> None:
         "--timeout",
         type=float,
         metavar="S",
-        help="wall-clock limit of each scenario run in seconds (default: 60 on the stand-in, 120 on real Pi, "
-        "Node's start-up included)",
+        help="time limit of each scenario run in seconds (default: 60 on the stand-in, 120 on real Pi, "
+        "Node's start-up included; the stand-in's clock skips idle waits, so its sleeps take no wall-clock time)",
     )
 
 

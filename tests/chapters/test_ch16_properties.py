@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pinb.chapters.backends import run_standin_sync
 from pinb.chapters.ch16 import faults as ch16_faults
@@ -259,6 +260,14 @@ def test_jsguard_agrees_with_the_verdicts_recorded_from_node() -> None:
     patterns = book_patterns()
     for case in (c for c in EVASION_CORPUS if c.tool_name == "bash"):
         assert (jsguard.guard_hit(patterns, case.input) is not None) == case.js_blocked, case.command
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",))))
+def test_jsguard_json_of_a_string_without_surrogates_is_pythons_unescaped_json(text: str) -> None:
+    # JSON.stringify and json.dumps(ensure_ascii=False) escape the same characters alike; surrogates aside
+    assert jsguard.json_stringify({"command": text}) == json.dumps(
+        {"command": text}, ensure_ascii=False, separators=(",", ":")
+    )
 
 
 def test_jsguard_json_and_slice_follow_javascript() -> None:

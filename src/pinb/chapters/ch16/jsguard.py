@@ -48,7 +48,13 @@ def _low(ch: str) -> bool:
     return 0xDC00 <= ord(ch) <= 0xDFFF
 
 
+#: What `_quote` changes: a quote, a backslash, a control character, a surrogate (lone, or half of a pair).
+_NEEDS_QUOTING = re.compile(r'["\\\x00-\x1f\ud800-\udfff]')
+
+
 def _quote(text: str) -> str:
+    if _NEEDS_QUOTING.search(text) is None:  # nothing to escape: the common command
+        return f'"{text}"'
     seq = units(text)
     out = ['"']
     i = 0

@@ -720,7 +720,7 @@ def cmd_runs_list(args: argparse.Namespace) -> int:
         record = run.record
         if chapters is not None and record.chapter not in chapters:
             continue
-        counts = {}
+        counts: dict[str, int] = {}
         for outcome in record.claims:
             counts[VERDICT[outcome.outcome]] = counts.get(VERDICT[outcome.outcome], 0) + 1
         summary = ", ".join(f"{counts[name]} {name}" for name in VERDICTS if name in counts) or "none"

@@ -278,7 +278,7 @@ def cmd_conform(args: argparse.Namespace) -> int:
         _require_recorded(folder, args.pi_version)
     results = compare_corpus(
         args.pi_version, folder=folder, projection=_projection(args), live=args.backend == "pi", jobs=args.jobs,
-        **_timeouts(args),
+        timeout=_timeouts(args).get("timeout"),
     )  # fmt: skip
     label = args.pi_version if args.backend == "recorded" else f"{args.pi_version} (live)"
     print(render_table(results, label))
